@@ -1,0 +1,27 @@
+# The two commands users need: `make test` and `make demo`. Both create .venv when absent.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+
+.PHONY: test demo lint install clean
+
+$(VENV)/.installed: pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+	$(PIP) install -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+test: install lint
+	$(PY) -m pytest -q
+
+demo: install
+	$(VENV)/bin/hazardkit demo
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

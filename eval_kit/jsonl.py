@@ -1,0 +1,75 @@
+"""JSON Lines reading with line numbers, and atomic writes: the I/O every command shares."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line_number, object) for each non-blank line; bad JSON raises BadInput naming the line."""
+    path = Path(path)
+    if not path.exists():
+        raise BadInput("file not found", path=path)
+    if path.is_dir():
+        raise BadInput("expected a JSON Lines file, got a directory", path=path)
+    seen_any = False
+    with path.open("r", encoding="utf-8") as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise BadInput(
+                        f"malformed JSON ({exc.msg} at column {exc.colno})",
+                        path=path,
+                        line=number,
+                        fix="each line must be one JSON object",
+                    ) from None
+                if not isinstance(obj, dict):
+                    raise BadInput(
+                        f"expected a JSON object, got {type(obj).__name__}", path=path, line=number
+                    )
+                seen_any = True
+                yield number, obj
+        except UnicodeDecodeError:
+            raise BadInput("file is not UTF-8 text", path=path, fix="save it as UTF-8 JSON Lines") from None
+    if not seen_any:
+        raise BadInput("file is empty", path=path, fix="expected one JSON object per line")
+
+
+def read_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    return list(iter_jsonl(path))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write via a temporary file in the same folder and rename, so readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
