@@ -58,8 +58,8 @@ def score_files(
 
     refs = load_references(references, config)
     preds = read_predictions(predictions, "movsafebench_prediction")
-    missing = check_coverage(preds, refs, predictions, allow_missing=allow_missing)
     labels, _ = resolve_predictions(preds, predictions)
+    missing = check_coverage(preds, refs, predictions, allow_missing=allow_missing)
     ids = list(refs)
     rows = [refs[i] for i in ids]
     result = compute_scores(

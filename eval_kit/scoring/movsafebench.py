@@ -19,15 +19,31 @@ _ANSWER_CODE = {a: i for i, a in enumerate(spec.ANSWERS)}
 _UNPARSED = len(spec.ANSWERS)  # confusion-matrix column for "no answer"
 
 
+def _dictionary(values: Sequence[Any]) -> tuple[np.ndarray, list]:
+    """(codes, distinct values) through Arrow's C dictionary encoder; None becomes code -1."""
+    import pyarrow as pa
+
+    encoded = pa.array(values, type=pa.string()).dictionary_encode()
+    indices = encoded.indices
+    if indices.null_count:
+        indices = indices.fill_null(-1)
+    return indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist()
+
+
 def _codes(values: Sequence[Any], space: Sequence[str], name: str, *, allow_none: bool = False) -> np.ndarray:
-    """Map labels to integer codes (-1 for None when allowed); unknown labels raise ValueError naming them."""
-    lut = {label: i for i, label in enumerate(space)}
-    if allow_none:
-        lut[None] = -1
+    """Map labels to their index in `space` (-1 for None when allowed); unknown labels raise ValueError."""
     try:
-        return np.fromiter((lut[v] for v in values), dtype=np.int16, count=len(values))
-    except KeyError as exc:
-        raise ValueError(f"unknown {name} {exc.args[0]!r}; expected one of {', '.join(space)}") from None
+        codes, distinct = _dictionary(values)
+    except (TypeError, ValueError) as exc:  # pyarrow: non-string values
+        raise ValueError(f"{name} must be strings ({exc})") from None
+    lut = {label: i for i, label in enumerate(space)}
+    unknown = [v for v in distinct if v not in lut]
+    if unknown:
+        raise ValueError(f"unknown {name} {unknown[0]!r}; expected one of {', '.join(space)}")
+    if not allow_none and (codes < 0).any():
+        raise ValueError(f"{name} has missing values")
+    mapping = np.array([lut[v] for v in distinct] + [-1], dtype=np.int16)
+    return mapping[codes]  # code -1 picks the trailing -1
 
 
 def _grouped_accuracy(correct: np.ndarray, codes: np.ndarray, space: Sequence[str]) -> tuple[dict, dict]:
@@ -92,14 +108,10 @@ def compute_scores(
         clusters = np.arange(n)[edited]
     else:
         # a source image is identified by its benchmark and id together
-        keys = {}
-        clusters = np.fromiter(
-            (keys.setdefault((s, i), len(keys)) for s, i in zip(src[edited].tolist(),
-                                                                 (source_ids[j] for j in np.flatnonzero(edited)),
-                                                                 strict=True)),
-            dtype=np.int64,
-            count=int(edited.sum()),
-        )
+        id_codes, distinct_ids = _dictionary(source_ids)
+        if (id_codes < 0).any():
+            raise ValueError("source_ids has missing values")
+        clusters = (src.astype(np.int64) * (len(distinct_ids) + 1) + id_codes)[edited]
     ci = cluster_bootstrap_ci(c_e, clusters, n_resamples=n_bootstrap, confidence=0.95, seed=seed)
 
     num_edited = int(edited.sum())
