@@ -1,0 +1,127 @@
+"""The run directory of a HazardForge run: content-addressed images plus one provenance record per job.
+
+Layout (everything written atomically: temp file in the same folder, fsync, rename):
+
+    RUNDIR/run.json                      what the run was started with (plan hash, editor, checker)
+    RUNDIR/images/<aa>/<sha256>.png      output images, named by the sha256 of their bytes
+    RUNDIR/jobs/<aa>/<job_id>.json       the job's record; its presence means the job is finished
+    RUNDIR/timings/<aa>/<job_id>.json    wall times of the job (kept apart so records are reproducible)
+
+A job is finished exactly when its record exists, and the record is written after its image, so a
+crash at any point leaves either a finished job or a job that is redone from scratch. Records hold
+only deterministic content (inputs' hashes, model ids, prompt, mask, seed, verdicts), so an
+interrupted and resumed run produces byte-for-byte the same records and images as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
+
+RECORD_STATUSES = ("accepted", "rejected", "failed")
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+@dataclass(frozen=True)
+class RunStore:
+    """Paths and atomic writes of one run directory."""
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))
+
+    # ---- paths -------------------------------------------------------------------------------
+    def record_path(self, job_id: str) -> Path:
+        return self.root / "jobs" / job_id[:2] / f"{job_id}.json"
+
+    def timing_path(self, job_id: str) -> Path:
+        return self.root / "timings" / job_id[:2] / f"{job_id}.json"
+
+    def image_path(self, sha256: str) -> Path:
+        return self.root / "images" / sha256[:2] / f"{sha256}.png"
+
+    # ---- state -------------------------------------------------------------------------------
+    def init(self, run_info: dict[str, Any]) -> None:
+        """Create the folder; refuse to mix runs (a different plan or editor in the same folder)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        info_path = self.root / "run.json"
+        if info_path.exists():
+            existing = json.loads(info_path.read_text(encoding="utf-8"))
+            keys = ("plan_sha256", "editor", "checker", "max_attempts")
+            changed = [k for k in keys if existing.get(k) != run_info.get(k)]
+            if changed:
+                from eval_kit.errors import BadInput
+
+                raise BadInput(
+                    f"this run directory was started with a different {', '.join(changed)}",
+                    path=info_path,
+                    fix="resume with the same plan and settings, or use a new --out folder",
+                )
+            return
+        atomic_write_text(info_path, _canonical(run_info))
+
+    def clean_partial(self) -> int:
+        """Remove temp files left by a crash mid-write; returns how many were removed."""
+        removed = 0
+        for tmp in self.root.rglob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+            removed += 1
+        return removed
+
+    def is_done(self, job_id: str) -> bool:
+        path = self.record_path(job_id)
+        if not path.exists():
+            return False
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            return False
+        image = record.get("image_sha256")
+        return image is None or self.image_path(image).exists()
+
+    def write_result(self, job_id: str, record: dict[str, Any], image_png: bytes | None,
+                     timings: dict[str, float] | None = None) -> None:
+        """Write the image (if any), then the record: the record's arrival marks the job finished."""
+        record = dict(record)
+        if image_png is not None:
+            digest = hashlib.sha256(image_png).hexdigest()
+            path = self.image_path(digest)
+            if not path.exists():
+                atomic_write_bytes(path, image_png)
+            record["image_sha256"] = digest
+        else:
+            record["image_sha256"] = None
+        if timings is not None:
+            atomic_write_text(self.timing_path(job_id), _canonical(timings))
+        atomic_write_text(self.record_path(job_id), _canonical(record))
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every finished job's record (unreadable ones are skipped: they are redone on resume)."""
+        jobs = self.root / "jobs"
+        if not jobs.exists():
+            return
+        for path in sorted(jobs.rglob("*.json")):
+            try:
+                yield json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, OSError):
+                continue
+
+    def timings(self) -> Iterator[dict[str, Any]]:
+        folder = self.root / "timings"
+        if not folder.exists():
+            return
+        for path in sorted(folder.rglob("*.json")):
+            try:
+                yield json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, OSError):
+                continue
