@@ -49,7 +49,7 @@ def test_half_written_job_is_redone(tmp_path):
     before = snapshot(store.root)
     # simulate a crash: a torn temp file and a record whose image vanished
     (store.root / "jobs" / "01" / ".01job0001.json.abc.tmp").write_text("{")
-    record_image = [p for p in (store.root / "images").rglob("*.png")][0]
+    record_image = next((store.root / "images").rglob("*.png"))
     record_image.unlink()
     summary = run_jobs(make_jobs(4), store, FakeWorkerFactory(), progress=False)
     assert summary.processed >= 1
