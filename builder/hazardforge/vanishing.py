@@ -66,16 +66,16 @@ class DetectorSettings:
 def _to_grey(image: Any) -> np.ndarray:
     import cv2
 
-    if hasattr(image, "convert"):  # PIL image
-        arr = np.asarray(image.convert("L"))
+    if hasattr(image, "convert"):  # PIL image: the same RGB -> grey conversion as for arrays
+        arr = np.asarray(image.convert("RGB"))
     else:
         arr = np.asarray(image)
-        if arr.ndim == 3 and arr.shape[2] == 4:
-            arr = arr[:, :, :3]
-        if arr.ndim == 3:
-            arr = cv2.cvtColor(np.ascontiguousarray(arr, dtype=np.uint8), cv2.COLOR_RGB2GRAY)
-    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+    if arr.ndim not in (2, 3) or arr.shape[0] == 0 or arr.shape[1] == 0 or (arr.ndim == 3 and arr.shape[2] == 0):
         raise BadInput(f"expected a non-empty image, got an array of shape {arr.shape}", field="image")
+    if arr.ndim == 3 and arr.shape[2] == 4:
+        arr = arr[:, :, :3]
+    if arr.ndim == 3:
+        arr = cv2.cvtColor(np.ascontiguousarray(arr, dtype=np.uint8), cv2.COLOR_RGB2GRAY)
     return np.ascontiguousarray(arr, dtype=np.uint8)
 
 
