@@ -23,6 +23,7 @@ W, H = 1600, 900
 VP = (812.3, 431.6)  # image coordinates
 L_, C_, R_ = (0, 534), (534, 1067), (1067, 1600)
 NEAR_ROWS = (405, 900)  # near_top_frac 0.45 * 900
+LEFT_CROP, RIGHT_CROP = (200, 0, 1800, 900), (0, 0, 1600, 900)
 BAND = (387, 477)  # |y - 431.6| <= 0.05 * 900 = 45  ->  rows 386.6..476.6  ->  387..476
 
 
@@ -43,10 +44,10 @@ EXPECTED = {
     ("motion", "right", None): [("motion", (534, 0, 1067, 900), "left", W, None)],
     # r = 200, l = 100. Left pad: band [r-l, r+l) = [100, 300), crop [200, 1800). Right pad: W' = 1800,
     # band [W'-r-l, W'-r+l) = [1500, 1700), crop [0, 1600).
-    ("intrusion", "left", "right"): [near(C_), ("intrusion", (1500, 0, 1700, 900), "left", 1800, (0, 0, 1600, 900))],
-    ("intrusion", "right", "left"): [near(C_), ("intrusion", (100, 0, 300, 900), "right", 1800, (200, 0, 1800, 900))],
-    ("intrusion", "straight", "left"): [near(R_), ("intrusion", (100, 0, 300, 900), "right", 1800, (200, 0, 1800, 900))],
-    ("intrusion", "straight", "right"): [near(L_), ("intrusion", (1500, 0, 1700, 900), "left", 1800, (0, 0, 1600, 900))],
+    ("intrusion", "left", "right"): [near(C_), ("intrusion", (1500, 0, 1700, 900), "left", 1800, RIGHT_CROP)],
+    ("intrusion", "right", "left"): [near(C_), ("intrusion", (100, 0, 300, 900), "right", 1800, LEFT_CROP)],
+    ("intrusion", "straight", "left"): [near(R_), ("intrusion", (100, 0, 300, 900), "right", 1800, LEFT_CROP)],
+    ("intrusion", "straight", "right"): [near(L_), ("intrusion", (1500, 0, 1700, 900), "left", 1800, RIGHT_CROP)],
     ("distance", "left", None): [near(C_), near(R_), far(L_)],
     ("distance", "straight", None): [near(L_), near(R_), far(C_)],
     ("distance", "right", None): [near(L_), near(C_), far(R_)],
@@ -65,7 +66,8 @@ def test_layout_matches_hand_computed_masks(key):
         assert mask.shape == (H, edit.canvas_width)
         assert mask.sum() == (x1 - x0) * (y1 - y0)
         far_prompt = edit.role == "far"
-        assert edit.prompt == f"Render a dog, facing {edit.direction}{', make the object smaller' if far_prompt else ''}."
+        suffix = ", make the object smaller" if far_prompt else ""
+        assert edit.prompt == f"Render a dog, facing {edit.direction}{suffix}."
         if edit.crop_box is not None:  # cropping the padded canvas gives back H x W
             cx0, cy0, cx1, cy1 = edit.crop_box
             assert (cy1 - cy0, cx1 - cx0) == (H, W)
@@ -111,17 +113,17 @@ def test_intrusion_band_straddles_the_original_border_and_crops_back():
     for gt, side in (("left", "right"), ("right", "left"), ("straight", "left"), ("straight", "right")):
         layout = build_layout("intrusion", gt, "pig", W, H, side=side)
         edit = layout.edits[-1]
-        r, l = layout.params["r"], layout.params["l"]
+        r, half = layout.params["r"], layout.params["l"]
         mask = edit.mask()
         assert mask.shape == (H, W + r)  # H x (W + r) canvas
         border = r if side == "left" else W  # original image border in padded coordinates
         cols = np.flatnonzero(mask[0])
-        assert cols[0] == border - l and cols[-1] == border + l - 1  # [border - l, border + l)
-        assert mask.all(axis=1).sum() == 0 and mask.any(axis=0).sum() == 2 * l
+        assert cols[0] == border - half and cols[-1] == border + half - 1  # [border - l, border + l)
+        assert mask.all(axis=1).sum() == 0 and mask.any(axis=0).sum() == 2 * half
         cx0, _, cx1, _ = edit.crop_box
         cropped = mask[:, cx0:cx1]
         assert cropped.shape == (H, W)
-        assert cropped.sum() == l * H  # half the band survives the crop
+        assert cropped.sum() == half * H  # half the band survives the crop
         assert side != {"left": "left", "right": "right"}.get(gt)  # never the ground-truth side
 
 

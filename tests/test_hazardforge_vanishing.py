@@ -23,7 +23,7 @@ def _rays_image(vp, width=1600, height=900, n=14, seed=0):
         start = rng.uniform(80, 200)
         p0 = (vp[0] - start * np.cos(a), vp[1] - start * np.sin(a))
         p1 = (vp[0] - 2000 * np.cos(a), vp[1] - 2000 * np.sin(a))
-        cv2.line(img, tuple(int(round(v)) for v in p0), tuple(int(round(v)) for v in p1), (230, 230, 230), 5,
+        cv2.line(img, tuple(round(v) for v in p0), tuple(round(v) for v in p1), (230, 230, 230), 5,
                  cv2.LINE_AA)
     # distractors: horizontal and vertical edges (rejected) and a box
     cv2.rectangle(img, (100, 100), (400, 300), (180, 60, 60), -1)

@@ -134,8 +134,8 @@ def _parse_vp(text: str | None) -> tuple[float, float] | None:
 @click.option("--side", help="intrusion only: side the object enters from (default: the first allowed)")
 @click.option("--vp", "vp_text", help="vanishing point X,Y in pixels (default: detect it)")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="layout config JSON")
-@click.option("--out", "out", type=click.Path(path_type=Path), help="PNG to write (default: IMAGE.SCENARIO-GT.preview.png "
-              "in the current folder)")
+@click.option("--out", "out", type=click.Path(path_type=Path),
+              help="PNG to write (default: IMAGE.SCENARIO-GT.preview.png in the current folder)")
 def preview_command(image: Path, scenario: str, ground_truth: str, category: str | None, side: str | None,
                     vp_text: str | None, config_path: Path | None, out: Path | None) -> None:
     """Draw the regions, vanishing point and masks of one layout over IMAGE and write a PNG."""
@@ -153,21 +153,27 @@ def preview_command(image: Path, scenario: str, ground_truth: str, category: str
     check_scenario(scenario, ground_truth, category)
     config = ForgeConfig.load(config_path) if config_path else ForgeConfig()
     category = category or SCENARIO_CATEGORIES[scenario][0]
-    if scenario == "intrusion" and side is None:
-        side = intrusion_sides(ground_truth)[0]
-    picture = open_image(image)
+    if scenario == "intrusion":
+        allowed = intrusion_sides(ground_truth)
+        side = side or allowed[0]
+        if side not in allowed:
+            raise BadInput(f"intrusion side {side!r} is not possible with ground truth {ground_truth!r}",
+                           field="--side", fix=f"use {' or '.join(allowed)}: never the ground-truth side")
     vp = _parse_vp(vp_text)
+    picture = open_image(image)
+    note = ""
     if vp is None:
         found = detect_vanishing_point(picture, DetectorSettings(work_width=config.vp_work_width))
         vp = (found.x, found.y)
-        click.echo(f"vanishing point ({found.x:.1f}, {found.y:.1f}), confidence {found.confidence:.2f} "
-                   f"[{found.method}]")
+        note = f"vanishing point ({found.x:.1f}, {found.y:.1f}), confidence {found.confidence:.2f} [{found.method}]"
     layout = build_layout(scenario, ground_truth, category, picture.width, picture.height,
                           vanishing_point=vp, side=side, config=config)
     out = out or Path(f"{image.stem}.{scenario}-{ground_truth}.preview.png")
     buf = io.BytesIO()
     render_preview(picture, layout).save(buf, format="PNG")
     atomic_write_bytes(out, buf.getvalue())
+    if note:
+        click.echo(note)
     for edit in layout.edits:
         click.echo(f"{edit.role:9s} region {edit.region} box {list(edit.box)} canvas "
                    f"{edit.canvas_width}x{edit.canvas_height}  {edit.prompt}")

@@ -204,14 +204,18 @@ def distance_band_rows(vp_y: float, height: int, d: float) -> tuple[int, int]:
     return y0, y1
 
 
-def intrusion_geometry(side: str, width: int, height: int, r: int, l: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(mask box, crop box) in the padded canvas, H x (W + r): the paper's m_pad and the crop back to H x W."""
+def intrusion_geometry(
+    side: str, width: int, height: int, r: int, half: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(mask box, crop box) in the padded canvas, H x (W + r): the paper's m_pad and the crop back to H x W.
+
+    `half` is the paper's l (band half-width)."""
     padded = width + r
     if side == "left":
-        x0, x1 = r - l, r + l
+        x0, x1 = r - half, r + half
         crop = (r, 0, r + width, height)
     elif side == "right":
-        x0, x1 = padded - r - l, padded - r + l
+        x0, x1 = padded - r - half, padded - r + half
         crop = (0, 0, width, height)
     else:
         raise BadInput(f"unknown intrusion side {side!r}", field="side", fix="use left or right")
@@ -258,16 +262,16 @@ def build_layout(
         if side not in allowed:
             raise BadInput(
                 f"intrusion side {side!r} is not possible with ground truth {ground_truth!r}", field="side",
-                fix=f"use {' or '.join(allowed)} (never the ground-truth side)",
+                fix=f"use {' or '.join(allowed)}: never the ground-truth side",
             )
-        r, l = config.intrusion_pixels(width)
-        params = {"r": r, "l": l}
-        box, crop = intrusion_geometry(side, width, height, r, l)
+        r, half = config.intrusion_pixels(width)
+        params = {"r": r, "l": half}
+        box, crop = intrusion_geometry(side, width, height, r, half)
         direction = "right" if side == "left" else "left"  # enters the view, moving inward
         intrusion = Edit(
             role="intrusion", region=REGION_OF_SIDE[side], category=category, direction=direction,
             prompt=build_prompt(category, direction), box=box,  # type: ignore[arg-type]
-            canvas_width=width + r, canvas_height=height, pad_side=side, pad=r, band_half_width=l,
+            canvas_width=width + r, canvas_height=height, pad_side=side, pad=r, band_half_width=half,
             crop_box=crop,  # type: ignore[arg-type]
         )
         edits = [intrusion]

@@ -159,8 +159,8 @@ def _barrier(canvas: _Canvas, x_centre: float, z: float, width: float, tall: flo
     for k in range(n_stripes):  # white stripes on the front face
         a = x0 + (k + 0.25) * width / n_stripes
         b = a + 0.35 * width / n_stripes
-        canvas.poly([(a, hgt - 0.9 * tall, z - 0.001), (b, hgt - 0.9 * tall, z - 0.001), (b, hgt - 0.1 * tall, z - 0.001),
-                     (a, hgt - 0.1 * tall, z - 0.001)], (245, 245, 245))
+        top, bottom, zf = hgt - 0.9 * tall, hgt - 0.1 * tall, z - 0.001
+        canvas.poly([(a, top, zf), (b, top, zf), (b, bottom, zf), (a, bottom, zf)], (245, 245, 245))
 
 
 def _buildings(canvas: _Canvas, x_face: float, side: int, rng: np.random.Generator, z_max: float) -> None:
