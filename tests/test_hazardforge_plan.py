@@ -186,3 +186,29 @@ def test_cli_synthetic_writes_sources(tmp_path):
     code, output = _invoke(["forge", "synthetic", str(tmp_path / "s"), "-n", "2", "--width", "160", "--height", "90"])
     assert code == 0, output
     assert len(read_sources(tmp_path / "s" / "sources.jsonl")) == 2
+
+
+def test_config_file_errors_are_bad_input(tmp_path):
+    cases = [
+        ("{not json", "not valid JSON"),
+        ('{"distance_d": "big"}', "wrong type"),
+        ('{"distance_d": 2.0}', "distance_d must be"),
+        ('{"colour": 1}', "unknown config key"),
+        ('{"intrusion_opposite_near_when_straight": 1}', "wrong type"),
+    ]
+    for text, message in cases:
+        path = tmp_path / "config.json"
+        path.write_text(text)
+        with pytest.raises(BadInput, match=message):
+            ForgeConfig.load(path)
+    path.write_text('{"distance_d": 0.1, "target_counts": {"static": {"dog": 3}}}')
+    config = ForgeConfig.load(path)
+    assert config.distance_d == 0.1 and config.target_counts == {"static": {"dog": 3}}
+
+
+def test_damaged_plan_line_is_bad_input(sources):
+    jobs, _ = build_plan(read_sources(sources)[:1], plan_dir=sources.parent)
+    broken = dict(jobs[0])
+    del broken["edits"]
+    with pytest.raises(BadInput, match="edits"):
+        layout_from_plan_line(broken)

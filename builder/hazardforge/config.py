@@ -80,6 +80,21 @@ class ForgeConfig:
                 f"unknown config key(s): {', '.join(unknown)}", path=path,
                 fix=f"known keys: {', '.join(sorted(known))}",
             )
+        for key, value in data.items():
+            default = getattr(cls(), key)
+            if key == "target_counts":
+                ok = value is None or (isinstance(value, dict) and all(
+                    isinstance(cells, dict) and all(isinstance(n, int) and n >= 0 for n in cells.values())
+                    for cells in value.values()))
+            elif isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, int | float):
+                ok = isinstance(value, int | float) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, type(default))
+            if not ok:
+                raise BadInput(f"config value {value!r} has the wrong type", path=path, field=key,
+                               fix=f"expected something like {default!r}")
         return cls(**data)
 
     @classmethod

@@ -224,5 +224,11 @@ def read_plan(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def layout_from_plan_line(line: dict[str, Any], image_size: tuple[int, int] | None = None) -> Layout:
-    """Rebuild a job's layout (edits with `.mask()`) from its plan line; checks the image size (W, H) if given."""
+    """Rebuild a job's layout (edits with `.mask()`) from its plan line; checks the image size (W, H) if given.
+
+    The line is validated against the `forge_plan_job` schema first, so a damaged line is BadInput, not a crash.
+    """
+    from eval_kit.schemas import validate_or_raise
+
+    validate_or_raise(PLAN_SCHEMA, line)
     return Layout.from_dict(line, image_size=image_size)
