@@ -42,13 +42,16 @@ def test_drawn_line_family(vp):
 def test_synthetic_scenes_within_target_error():
     diag = np.hypot(1600, 900)
     errors = []
+    variants = set()
     for seed in range(6):
         for kind in ("road", "sidewalk"):
             scene = render_scene(kind, 500 + seed)
+            variants.add(scene.variant)
             found = detect_vanishing_point(scene.image)
             errors.append(np.hypot(found.x - scene.vanishing_point[0], found.y - scene.vanishing_point[1]) / diag)
     assert np.median(errors) <= 0.01
     assert max(errors) <= 0.03
+    assert variants == {"road", "sidewalk", "corridor"}
 
 
 def test_blank_image_falls_back_to_horizon_prior():

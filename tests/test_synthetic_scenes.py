@@ -58,3 +58,9 @@ def test_write_sources(tmp_path):
 def test_bad_kind():
     with pytest.raises(ValueError):
         render_scene("ocean", 0)
+
+
+def test_robot_scenes_include_corridors():
+    variants = {render_scene("sidewalk", s, 160, 90).variant for s in range(12)}
+    assert variants == {"sidewalk", "corridor"}
+    assert render_scene("road", 0, 160, 90).variant == "road"

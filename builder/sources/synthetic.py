@@ -3,7 +3,9 @@
 Each scene is a pinhole-camera rendering of flat-shaded boxes and ground-plane strips, so its vanishing point
 is known exactly: the projection of the road direction (0, 0, 1) through the random camera (height, yaw,
 pitch, roll, field of view). The safe action is drawn from the seed and made visible: striped barrier boxes
-block the lanes (road) or path thirds (sidewalk) of the two other directions. Scenes are deterministic from
+block the lanes (road) or path thirds (sidewalk, corridor) of the two other directions. Clutter that does not
+point at the vanishing point (shadows at random angles, trees, building and door verticals) keeps the detector
+honest. Scenes are deterministic from
 (kind, seed, width, height), flat-coloured with a "SYNTHETIC" stamp: nobody can take them for real data.
 
 World frame: X right, Y down, Z forward along the road; the ground is the plane Y = camera height.
@@ -35,6 +37,7 @@ class SyntheticScene:
     kind: str
     seed: int
     camera: dict[str, float]
+    variant: str = ""  # road, sidewalk or corridor (an indoor robot view, 30 % of "sidewalk" scenes)
 
     @property
     def agent(self) -> str:
@@ -185,6 +188,40 @@ def _buildings(canvas: _Canvas, x_face: float, side: int, rng: np.random.Generat
                          (xw, h - level, z + depth - 0.5), (xw, h - level - 1.2, z + depth - 0.5)], (70, 80, 95))
 
 
+def _shadows(canvas: _Canvas, rng: np.random.Generator, x_lo: float, x_hi: float, n: int) -> None:
+    """Dark ground patches at random orientations: strong edges that do NOT point at the vanishing point."""
+    h = canvas.cam.h
+    for _ in range(n):
+        cx, cz = float(rng.uniform(x_lo, x_hi)), float(rng.uniform(3, 30))
+        half_a, half_b = float(rng.uniform(0.5, 4.0)), float(rng.uniform(0.3, 2.0))
+        ang = float(rng.uniform(0, np.pi))
+        ua, ub = np.array([np.cos(ang), np.sin(ang)]), np.array([-np.sin(ang), np.cos(ang)])
+        signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        corners = [np.array([cx, cz]) + sa * half_a * ua + sb * half_b * ub for sa, sb in signs]
+        canvas.poly([(c[0], h, c[1]) for c in corners], _shade(rng, (45, 45, 50), 10))
+
+
+def _trees(canvas: _Canvas, rng: np.random.Generator, x_line: float, z_max: float) -> None:
+    """Trees along a line X = x_line: a trunk box and a round crown; drawn far to near."""
+    import cv2
+
+    zs = np.sort(rng.uniform(6, z_max, size=int(rng.integers(2, 7))))[::-1]
+    for z in zs:
+        trunk = float(rng.uniform(0.15, 0.3))
+        height = float(rng.uniform(3, 6))
+        x = x_line + float(rng.uniform(-0.4, 0.4))
+        brown = _shade(rng, (100, 70, 45), 15)
+        canvas.box(x - trunk, x + trunk, z, z + 2 * trunk, height, {"front": brown, "side": brown, "top": brown})
+        centre = canvas.cam.to_cam(np.array([[x, canvas.cam.h - height, z]]))
+        if centre[0, 2] <= 0.5:
+            continue
+        u, v = canvas.cam.project_cam(centre)[0]
+        radius = canvas.cam.f * float(rng.uniform(1.2, 2.2)) / centre[0, 2]
+        if -radius < u < canvas.w + radius and -radius < v < canvas.h + radius:
+            cv2.circle(canvas.img, (round(u * 16), round(v * 16)), round(radius * 16), _shade(rng, (60, 110, 50), 20),
+                       -1, cv2.LINE_AA, 4)
+
+
 def _render_road(canvas: _Canvas, rng: np.random.Generator, safe: str) -> None:
     lane = float(rng.uniform(3.2, 3.8))
     ego = float(rng.uniform(-0.4, 0.4))  # camera offset inside the centre lane
@@ -207,10 +244,14 @@ def _render_road(canvas: _Canvas, rng: np.random.Generator, safe: str) -> None:
         while z < 250:
             canvas.ground_quad(x_line - 0.075, x_line + 0.075, z, z + dash, (235, 235, 220))
             z += dash + gap
+    _shadows(canvas, rng, left_edge - walk, right_edge + walk, int(rng.integers(1, 9)))
     if rng.random() < 0.85:
         _buildings(canvas, left_edge - kerb - walk - float(rng.uniform(0, 3)), -1, rng, 400)
     if rng.random() < 0.85:
         _buildings(canvas, right_edge + kerb + walk + float(rng.uniform(0, 3)), 1, rng, 400)
+    for x_line in (left_edge - kerb - walk / 2, right_edge + kerb + walk / 2):
+        if rng.random() < 0.6:
+            _trees(canvas, rng, x_line, 60)
     centres = {"left": -lane - ego, "straight": -ego, "right": lane - ego}
     blocked = [(float(rng.uniform(9, 16)), x_c) for action, x_c in centres.items() if action != safe]
     for z, x_c in sorted(blocked, reverse=True):  # far first
@@ -241,12 +282,58 @@ def _render_sidewalk(canvas: _Canvas, rng: np.random.Generator, safe: str) -> No
     while z < 40:
         canvas.ground_quad(left, right, z - 0.02, z + 0.02, joint)
         z += tile
+    _shadows(canvas, rng, left - 1, right + 1, int(rng.integers(1, 7)))
     wall_x = (left - float(rng.uniform(0.3, 1.5))) if road_side > 0 else (right + float(rng.uniform(0.3, 1.5)))
     _buildings(canvas, wall_x, -road_side, rng, 300)
+    if rng.random() < 0.6:
+        _trees(canvas, rng, (right + 1.0) if road_side > 0 else (left - 1.0), 40)
     thirds = {"left": left + path / 6, "straight": (left + right) / 2, "right": right - path / 6}
     blocked = [(float(rng.uniform(5.0, 9.0)), x_c) for action, x_c in thirds.items() if action != safe]
     for z, x_c in sorted(blocked, reverse=True):  # far first
         _barrier(canvas, x_c, z, path / 3 * 0.8, 0.6)
+
+
+def _render_corridor(canvas: _Canvas, rng: np.random.Generator, safe: str) -> None:
+    """Indoor corridor (robot view): floor tiles, walls with doors, ceiling lights, an end wall."""
+    width = float(rng.uniform(2.2, 4.0))
+    offset = float(rng.uniform(-0.3, 0.3))
+    left, right = -width / 2 - offset, width / 2 - offset
+    h = canvas.cam.h
+    ceiling = h - float(rng.uniform(2.4, 3.2))  # Y of the ceiling (up is negative Y)
+    end = float(rng.uniform(40, 120))
+    wall = _shade(rng, (200, 195, 180), 25)
+    canvas.img[:] = np.array(_shade(rng, (150, 150, 150), 10), dtype=np.uint8)
+    canvas.poly([(left, ceiling, end), (right, ceiling, end), (right, h, end), (left, h, end)],
+                _shade(rng, (170, 160, 140), 20))  # end wall
+    canvas.poly([(left, ceiling, 0.3), (right, ceiling, 0.3), (right, ceiling, end), (left, ceiling, end)],
+                _shade(rng, (225, 225, 220), 10))  # ceiling
+    for x in (left, right):
+        canvas.poly([(x, ceiling, 0.3), (x, h, 0.3), (x, h, end), (x, ceiling, end)],
+                    tuple(int(c * (0.9 if x > 0 else 1.0)) for c in wall))
+    canvas.ground_quad(left, right, 0.3, end, _shade(rng, (165, 150, 130), 20))
+    tile = float(rng.uniform(0.5, 0.8))
+    x = left + tile
+    while x < right - 0.05:
+        canvas.ground_quad(x - 0.015, x + 0.015, 0.3, end, (120, 110, 100))
+        x += tile
+    z = float(rng.uniform(1.0, 6.0))
+    door = _shade(rng, (120, 80, 50), 25)
+    while z < end - 2:  # doors on both walls: their top edges converge to the vanishing point
+        for x_wall, sign in ((left, 1), (right, -1)):
+            if rng.random() < 0.6:
+                xd = x_wall + sign * 0.01
+                canvas.poly([(xd, h - 2.1, z), (xd, h, z), (xd, h, z + 1.0), (xd, h - 2.1, z + 1.0)], door)
+        z += float(rng.uniform(3, 8))
+    z = float(rng.uniform(1.5, 4.0))
+    while z < end - 1:  # ceiling lights
+        canvas.poly([(-0.3 - offset, ceiling + 0.01, z), (0.3 - offset, ceiling + 0.01, z),
+                     (0.3 - offset, ceiling + 0.01, z + 1.2), (-0.3 - offset, ceiling + 0.01, z + 1.2)],
+                    (250, 250, 235))
+        z += float(rng.uniform(3, 6))
+    thirds = {"left": left + width / 6, "straight": (left + right) / 2, "right": right - width / 6}
+    blocked = [(float(rng.uniform(4.0, 8.0)), x_c) for action, x_c in thirds.items() if action != safe]
+    for z, x_c in sorted(blocked, reverse=True):
+        _barrier(canvas, x_c, z, width / 3 * 0.8, 0.6)
 
 
 def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900) -> SyntheticScene:
@@ -267,14 +354,15 @@ def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900) -> 
     cam = {k: float(v) for k, v in cam.items()}
     camera = _Camera(width, height, cam["hfov"], cam["yaw"], cam["pitch"], cam["roll"], cam["height"])
     safe = ACTIONS[int(rng.integers(0, 3))]
+    variant = "road" if kind == "road" else ("corridor" if rng.random() < 0.3 else "sidewalk")
     canvas = _Canvas(width, height, camera)
     _sky(canvas, rng)
-    (_render_road if kind == "road" else _render_sidewalk)(canvas, rng, safe)
+    {"road": _render_road, "sidewalk": _render_sidewalk, "corridor": _render_corridor}[variant](canvas, rng, safe)
     img = _texture(canvas.img, rng, amount=6.0)
     scale = height / 900
     cv2.putText(img, f"SYNTHETIC {kind} #{seed}", (int(12 * scale), height - int(14 * scale)),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 255, 0), max(1, round(2 * scale)), cv2.LINE_AA)
-    return SyntheticScene(Image.fromarray(img, "RGB"), camera.vanishing_point(), safe, kind, int(seed), cam)
+    return SyntheticScene(Image.fromarray(img, "RGB"), camera.vanishing_point(), safe, kind, int(seed), cam, variant)
 
 
 def write_synthetic_sources(
