@@ -80,7 +80,8 @@ def test_plan_line_rebuilds_the_same_masks(sources):
 def test_subsampling_to_targets(sources):
     items = read_sources(sources)
     targets = {"static": {"dog": 2, "cone": 100}, "motion": {"dog": 1}}
-    jobs, _ = build_plan(items, plan_dir=sources.parent, config=ForgeConfig(target_counts=targets))
+    jobs, stats = build_plan(items, plan_dir=sources.parent, config=ForgeConfig(target_counts=targets))
+    assert stats["target_shortfall"] == 100 - 6
     table = count_table(jobs)
     assert table["static"]["dog"] == 2 and table["static"]["cone"] == 6 and table["motion"]["dog"] == 1
     assert sum(sum(c.values()) for c in table.values()) == 9

@@ -114,6 +114,8 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
     wide.print(_summary_table(counts, f"{len(jobs)} jobs from {stats['sources']} sources -> {out}"))
     click.echo(f"eligible before subsampling: {stats['eligible']}; skipped (no room for the layout): "
                f"{stats['skipped']}; vanishing point fell back to the horizon prior: {stats['vp_fallbacks']}")
+    if "target_shortfall" in stats:
+        click.echo(f"jobs missing to reach the target counts (too few eligible jobs): {stats['target_shortfall']}")
 
 
 def _parse_vp(text: str | None) -> tuple[float, float] | None:

@@ -5,8 +5,8 @@ distance band as a fraction of H). The paper gives no values; the defaults below
 that the masks on a 1600 x 900 nuScenes frame are r = 200 px, l = 100 px and a band of +-45 rows.
 Lengths that depend on the image are fractions of the ORIGINAL image width/height and are turned into
 integer pixels (rounded half to even by `round`) when a layout is built; the plan stores the pixel values,
-so a job is reproducible from its plan line alone. Bump CONFIG_VERSION when a default changes the masks:
-it is part of every job id.
+so a job is reproducible from its plan line alone. Job ids hash the version and every layout parameter;
+bump CONFIG_VERSION when a default changes so that the change is visible in the plan too.
 """
 
 from __future__ import annotations

@@ -178,7 +178,11 @@ def build_plan(
     sources_path: str | Path | None = None,
     progress: Callable[[Iterable[SourceItem]], Iterator[SourceItem]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """(plan lines, stats) for the sources; stats count sources, jobs before subsampling and skipped layouts."""
+    """(plan lines, stats) for the sources.
+
+    stats: sources, eligible (jobs before subsampling), skipped (layouts the image could not host), vp_fallbacks
+    (horizon prior used) and, with target counts, target_shortfall (jobs missing to reach the targets).
+    """
     from builder.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
 
     config = config or ForgeConfig()
@@ -201,6 +205,11 @@ def build_plan(
         stats["skipped"] += skipped
     stats["eligible"] = len(jobs)
     if config.target_counts is not None:
+        available = count_table(jobs)
+        stats["target_shortfall"] = sum(
+            max(0, n - available.get(scenario, {}).get(category, 0))
+            for scenario, cells in config.target_counts.items() for category, n in cells.items()
+        )
         jobs = subsample(jobs, config.target_counts, config.subsample_seed)
     return jobs, stats
 
