@@ -80,17 +80,18 @@ def open_image(path: str | Path, *, where: str | Path | None = None, line: int |
     from PIL import Image, UnidentifiedImageError
 
     path = Path(path)
+    field = "path" if where is not None else None  # the SOURCES field, when the image came from one
     try:
         with Image.open(path) as img:
             img.load()
             image = img.convert("RGB")
     except FileNotFoundError:
-        raise BadInput(f"image not found: {path}", path=where or path, line=line, field="path") from None
+        raise BadInput(f"image not found: {path}", path=where or path, line=line, field=field) from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         raise BadInput(f"cannot read image {path} ({type(exc).__name__}: {exc})", path=where or path, line=line,
-                       field="path", fix="give a PNG or JPEG file") from None
+                       field=field, fix="give a PNG or JPEG file") from None
     if image.width == 0 or image.height == 0:
-        raise BadInput(f"image {path} has zero size", path=where or path, line=line, field="path")
+        raise BadInput(f"image {path} has zero size", path=where or path, line=line, field=field)
     return image
 
 
