@@ -9,7 +9,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e ".[dev,ray]"
+	$(PIP) install -e ".[dev,builder,ray]"
 	touch $@
 
 install: $(VENV)/.installed

@@ -28,6 +28,11 @@ def demo() -> None:
     click.echo("Available now: `hazardkit score movsafebench` (see `hazardkit score movsafebench --help`).")
 
 
+from builder.hazardforge.commands import forge  # noqa: E402  (HazardForge: plan, preview, synthetic)
+
+cli.add_command(forge)
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="hazardkit", standalone_mode=True)

@@ -1,0 +1,115 @@
+"""The layout parameters of HazardForge in one versioned, serialisable place.
+
+Paper symbols: r (outpainting width, intrusion), l (half-width of the intrusion band), d (half-height of the
+distance band as a fraction of H). The paper gives no values; the defaults below are ours and chosen so
+that the masks on a 1600 x 900 nuScenes frame are r = 200 px, l = 100 px and a band of +-45 rows.
+Lengths that depend on the image are fractions of the ORIGINAL image width/height and are turned into
+integer pixels (rounded half to even by `round`) when a layout is built; the plan stores the pixel values,
+so a job is reproducible from its plan line alone. Job ids hash the version and every layout parameter;
+bump CONFIG_VERSION when a default changes so that the change is visible in the plan too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+CONFIG_VERSION = "hazardforge-layout-1"
+
+
+@dataclass(frozen=True)
+class ForgeConfig:
+    """Everything that decides where and what HazardForge renders (not how: that is the editor's job)."""
+
+    version: str = CONFIG_VERSION
+    # intrusion (paper 3.2.3): r = round(intrusion_r_frac * W), l = round(intrusion_l_frac * W)
+    intrusion_r_frac: float = 0.125
+    intrusion_l_frac: float = 0.0625
+    # With ground truth "straight" there is no centre object (the centre is the safe region); when True a
+    # nearby front-facing object is put in the outer region opposite the intrusion so that both non-safe
+    # regions are occupied, as in every other case. Our reading; the paper does not say.
+    intrusion_opposite_near_when_straight: bool = True
+    # distance (paper 3.2.4): far band rows |y - y_vp| <= d * H inside Omega_k*
+    distance_d: float = 0.05
+    # nearby front-facing objects (static scenario, distance/intrusion companions): a box spanning the region's
+    # columns (less a margin on each side) and rows [near_top_frac*H, near_bottom_frac*H)
+    near_top_frac: float = 0.45
+    near_bottom_frac: float = 1.0
+    near_margin_frac: float = 0.0
+    # motion (paper 3.2.2): the conditional mask is the whole centre region Omega_C
+    # subsampling of the plan to target counts per scenario x category (None = keep every eligible job)
+    target_counts: dict[str, dict[str, int]] | None = None
+    subsample_seed: int = 0
+    # vanishing-point detection (see vanishing.py)
+    vp_work_width: int = 640
+
+    def __post_init__(self) -> None:
+        checks = [
+            (0 < self.intrusion_r_frac <= 1, "intrusion_r_frac must be in (0, 1]"),
+            (0 < self.intrusion_l_frac <= 1, "intrusion_l_frac must be in (0, 1]"),
+            (0 <= self.distance_d <= 1, "distance_d must be in [0, 1] (paper: d in [0, 1])"),
+            (0 <= self.near_top_frac < self.near_bottom_frac <= 1, "need 0 <= near_top_frac < near_bottom_frac <= 1"),
+            (0 <= self.near_margin_frac < 0.5, "near_margin_frac must be in [0, 0.5)"),
+            (self.vp_work_width >= 64, "vp_work_width must be >= 64"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise BadInput(message, field="config", fix="edit the forge config")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The parameters that shape masks and prompts (subsampling and detector settings excluded)."""
+        data = self.to_dict()
+        for key in ("target_counts", "subsample_seed", "vp_work_width"):
+            data.pop(key)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, path: str | Path | None = None) -> ForgeConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BadInput(
+                f"unknown config key(s): {', '.join(unknown)}", path=path,
+                fix=f"known keys: {', '.join(sorted(known))}",
+            )
+        for key, value in data.items():
+            default = getattr(cls(), key)
+            if key == "target_counts":
+                ok = value is None or (isinstance(value, dict) and all(
+                    isinstance(cells, dict) and all(isinstance(n, int) and n >= 0 for n in cells.values())
+                    for cells in value.values()))
+            elif isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, int | float):
+                ok = isinstance(value, int | float) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, type(default))
+            if not ok:
+                raise BadInput(f"config value {value!r} has the wrong type", path=path, field=key,
+                               fix=f"expected something like {default!r}")
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ForgeConfig:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise BadInput("config file not found", path=path) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise BadInput(f"config is not valid JSON ({exc})", path=path) from None
+        if not isinstance(data, dict):
+            raise BadInput("config must be a JSON object", path=path)
+        return cls.from_dict(data, path=path)
+
+    def intrusion_pixels(self, width: int) -> tuple[int, int]:
+        """(r, l) in integer pixels for an image `width` pixels wide (at least 1 each)."""
+        return max(1, round(self.intrusion_r_frac * width)), max(1, round(self.intrusion_l_frac * width))
