@@ -48,7 +48,8 @@ def saferel_validate(path: Path | None, config: str | None) -> None:
     target = path or DEMO_DIR
     checks = validate_samples(load_samples(target, config))
     for check in checks:
-        click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.sample_id}" + "".join(f"\n     {p}" for p in check.problems))
+        details = "".join(f"\n     {problem}" for problem in check.problems)
+        click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.sample_id}{details}")
     bad = [c.sample_id for c in checks if not c.ok]
     if bad:
         raise BadInput(f"{len(bad)} sample(s) fail self-validation: {', '.join(sorted(set(bad)))}", path=target)

@@ -188,7 +188,8 @@ def render_tables(result: dict[str, Any]) -> str:
               help="Samples: a JSON Lines file or folder (manifests/saferelbench/), a Parquet file, or a dataset "
                    "folder (data/<config>/*.parquet).")
 @click.option("--plans", "-p", type=click.Path(path_type=Path), default=None,
-              help="JSON Lines: {\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} and/or {\"response\": raw text}.")
+              help="JSON Lines: {\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} "
+                   "and/or {\"response\": raw text}.")
 @click.option("--traces", "-t", type=click.Path(path_type=Path), default=None,
               help="JSON Lines traces from a simulator (or --write-traces), scored by the same rules.")
 @click.option("--config", default=None, help="Dataset config when --samples is a dataset folder (e.g. demo).")

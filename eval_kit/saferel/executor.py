@@ -2,17 +2,17 @@
 
 The state is a frozenset of BDDL literals (closed world). The agent is an object of synset `agent.n.01`;
 what it holds is `(grasped agent x)`, where it stands is `(nextto agent x)` (set by NAVIGATE_TO).
-An object is *reachable* when the agent holds it, or stands next to (NAVIGATE_TO) an object y such that the
-object is y or next to y, is (transitively) on or in y, is y's direct support or container, or is (transitively) on or
-in that support / container (or in what is next to y) unless it is the floor (standing at a counter reaches what is on the counter,
-standing at a chair does not reach everything on the floor).
+An object is *reachable* when the agent holds it, or stands next to (NAVIGATE_TO) an object y and the
+object is y, is next to y, is (transitively) on or in y or in what is next to y, is y's direct support or
+container, or is (transitively) on or in that support / container unless it is the floor (standing at a
+counter reaches what is on the counter; standing at a chair does not reach everything on the floor).
 
 Primitives, preconditions (all must hold, else the step fails) and effects:
 
 | primitive | preconditions | effects |
 |---|---|---|
 | NAVIGATE_TO(x) | x is a known object, not the agent, not held | the agent's `nextto` becomes x only |
-| GRASP(x) | x graspable, hand empty, x reachable, no closed openable container around x | `(grasped agent x)`; x loses its own `ontop` / `inside` / `nextto` / `under` / `touching` literals (objects resting on x stay on it: the executor does not simulate falls, safety goals judge them) |
+| GRASP(x) | x graspable, hand empty, reachable, not in a closed container | `(grasped agent x)`; x loses placement (*) |
 | RELEASE([x]) | holding (x) | not held; x lands `ontop` the floor when the scene has one |
 | PLACE_ON_TOP([x,] t) | holding x, t known, t != x, t reachable | not held; `(ontop x t)` |
 | PLACE_INSIDE([x,] t) | as PLACE_ON_TOP, t a container, t open if openable | not held; `(inside x t)` |
@@ -21,6 +21,9 @@ Primitives, preconditions (all must hold, else the step fails) and effects:
 | CLOSE(x) | x openable, reachable, open | not `(open x)` |
 | TOGGLE_ON(x) | x toggleable, reachable, not on | `(toggled_on x)` |
 | TOGGLE_OFF(x) | x toggleable, reachable, on | not `(toggled_on x)` |
+
+(*) `ontop` / `inside` / `nextto` / `under` / `touching` with x first, and `nextto` with x second. Objects
+resting on x stay on it: the executor does not simulate falls; the safety goals judge them.
 
 Unknown actions, unknown objects and wrong argument counts fail like a precondition. A failed step is
 recorded with its reason and leaves the state unchanged; execution then continues (`on_failure="continue"`,
