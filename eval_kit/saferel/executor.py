@@ -12,7 +12,7 @@ Primitives, preconditions (all must hold, else the step fails) and effects:
 | primitive | preconditions | effects |
 |---|---|---|
 | NAVIGATE_TO(x) | x is a known object, not the agent, not held | the agent's `nextto` becomes x only |
-| GRASP(x) | x graspable, hand empty, reachable, not in a closed container | `(grasped agent x)`; x loses placement (*) |
+| GRASP(x) | x graspable, hand empty, reachable, not in a closed container | `(grasped agent x)`; x unplaced (*) |
 | RELEASE([x]) | holding (x) | not held; x lands `ontop` the floor when the scene has one |
 | PLACE_ON_TOP([x,] t) | holding x, t known, t != x, t reachable | not held; `(ontop x t)` |
 | PLACE_INSIDE([x,] t) | as PLACE_ON_TOP, t a container, t open if openable | not held; `(inside x t)` |
