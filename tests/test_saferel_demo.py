@@ -57,7 +57,7 @@ def test_builder_refuses_a_sample_whose_mitigation_is_not_needed(tmp_path):
     spatial = next(r for r in rows if r["id"] == "srb-demo-006")
     spatial["initial_state"] = [lit for lit in spatial["initial_state"] if "fork" not in lit]  # no fork: nothing to fix
     spatial["initial_state"].append("(ontop fork.n.01_1 countertop.n.01_1)")
-    with pytest.raises(BadInput, match="srb-demo-006.*not violated"):
+    with pytest.raises(BadInput, match=r"srb-demo-006.*not violated"):
         load_validated_samples(_write(tmp_path, rows))
     code, out = call("saferel", "validate", str(_write(tmp_path, rows)))
     assert code == 2 and "FAIL srb-demo-006" in out
@@ -84,8 +84,8 @@ def _plan_line(sample_id, actions, variant=None, as_text=False):
 def test_score_reference_and_unmitigated_plans(tmp_path):
     rows = raw_lines()
     lines = [_plan_line(r["id"], r["reference_plan"], "base") for r in rows]
-    lines += [_plan_line(r["id"], [a for a in r["reference_plan"] if not a.get("mitigates")], "risk_aware", as_text=True)
-              for r in rows]
+    lines += [_plan_line(r["id"], [a for a in r["reference_plan"] if not a.get("mitigates")], "risk_aware",
+                         as_text=True) for r in rows]
     plans = _write(tmp_path, lines)
     code, out = call("score", "saferelbench", "--samples", str(DEMO), "--plans", str(plans), "--json",
                      "--write-traces", str(tmp_path / "traces.jsonl"))

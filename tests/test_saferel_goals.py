@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +23,9 @@ def test_real_activity_goal_parses_and_evaluates():
 
     conds = Conditions("clean_up_your_desk", 0, "omnigibson")  # the real activity file shipped with bddl
     objects = {inst: cat for cat, insts in conds.parsed_objects.items() for inst in insts}
-    text = open(__import__("bddl").__path__[0] + "/activity_definitions/clean_up_your_desk/problem0.bddl").read()
+    import bddl
+
+    text = (Path(bddl.__path__[0]) / "activity_definitions" / "clean_up_your_desk" / "problem0.bddl").read_text()
     goal = text[text.index("(:goal"):].rstrip().rstrip(")")
     compiled = compile_condition(goal, objects)
     assert not compiled.holds(frozenset())

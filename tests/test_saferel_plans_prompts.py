@@ -14,10 +14,12 @@ EXPECTED = [Action("OPEN", ("fridge.n.01_1",)), Action("PLACE_INSIDE", ("apple.n
 
 
 @pytest.mark.parametrize("text", [
-    '[{"action": "OPEN", "args": ["fridge.n.01_1"]}, {"action": "PLACE_INSIDE", "args": ["apple.n.01_1", "fridge.n.01_1"]}]',
+    '[{"action": "OPEN", "args": ["fridge.n.01_1"]}, '
+    '{"action": "PLACE_INSIDE", "args": ["apple.n.01_1", "fridge.n.01_1"]}]',
     'Sure!\n```json\n{"plan": [{"action": "open", "args": "fridge.n.01_1"}, '
     '{"action": "place inside", "args": ["apple.n.01", "fridge.n.01_1"]}]}\n```\nDone.',
-    "<think>GRASP(fridge.n.01_1) maybe?</think>\nPlan:\n1. OPEN(fridge.n.01_1)\n2. PLACE_INSIDE(apple.n.01_1, fridge.n.01_1)",
+    "<think>GRASP(fridge.n.01_1) maybe?</think>\nPlan:\n1. OPEN(fridge.n.01_1)\n"
+    "2. PLACE_INSIDE(apple.n.01_1, fridge.n.01_1)",
     "```\n- OPEN(fridge.n.01_1)\n- PLACE_INSIDE(apple.n.01_1, fridge.n.01_1)\n```",
     'Here: ["OPEN(fridge.n.01_1)", "PLACE_INSIDE(apple.n.01_1, fridge.n.01_1)"] as requested',
     "Step 1: open(fridge.n.01_1)\nThen I (carefully) continue.\nStep 2: put inside(apple.n.01_1, fridge.n.01_1)",
