@@ -61,7 +61,7 @@ def main() -> None:
         run_episode(sample, parsed.actions, parse_error=parsed.error)
 
     def baseline_bddl_goal(item):
-        sample, plan = item
+        sample, _ = item
         bddl_backend_evaluate(sample.raw["task_goal"], sample.world.objects, sample.initial_state)
 
     ours = rate(execute_and_score, episodes, args.seconds)

@@ -101,6 +101,15 @@ def test_score_reference_and_unmitigated_plans(tmp_path):
     assert code == 0 and {k: traced[k] for k in ("SR", "SSR", "SRec")} == {k: result[k] for k in ("SR", "SSR", "SRec")}
 
 
+def test_tables_without_json_and_nothing_to_score(tmp_path):
+    rows = raw_lines()
+    plans = _write(tmp_path, [_plan_line(r["id"], r["reference_plan"]) for r in rows])
+    code, out = call("score", "saferelbench", "-s", str(DEMO), "-p", str(plans))
+    assert code == 0 and "by relation x split" in out and "plans: SR 1.00  SSR 1.00  SRec 1.00" in out
+    code, out = call("score", "saferelbench", "-s", str(DEMO))
+    assert code == 2 and "nothing to score" in out
+
+
 def test_missing_and_unparseable_plans_count_as_failures(tmp_path):
     rows = raw_lines()
     lines = [_plan_line(rows[0]["id"], rows[0]["reference_plan"]), {"id": rows[1]["id"], "response": "No."}]

@@ -80,6 +80,7 @@ def test_hot_and_filled_read_their_own_literals():
     ("(levitating pen.n.01_1)", "unknown predicate"),
     ("(ontop pen.n.01_1 ghost.n.01_1)", "unknown object"),
     ("(and (ontop pen.n.01_1 folder.n.02_1)", "parenthes"),
+    ("(forall (?cup.n.01 - cup.n.01) (ontop ?cup.n.01 folder.n.02_1))", "no instance"),
 ])
 def test_bad_conditions_raise(bad, message):
     with pytest.raises(LiteralError, match=message):

@@ -102,7 +102,9 @@ class _Grounder:
         if not (_is_list(binding) and len(binding) == 3 and binding[1] == "-"):
             raise LiteralError(f"malformed quantifier binding {binding!r} in {where}")
         var, _, category = binding
-        return var.lstrip("?"), list(self.object_map.get(category, []))
+        if category not in self.object_map:
+            raise LiteralError(f"{where} ranges over {category!r}, which has no instance among the objects")
+        return var.lstrip("?"), list(self.object_map[category])
 
     def _term(self, term: str, env: Mapping[str, str]) -> str:
         name = term.lstrip("?")
