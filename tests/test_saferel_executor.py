@@ -147,3 +147,5 @@ def test_action_normalisation_and_trigger_matching():
     assert trigger_matches(Action("PLACE_ON_TOP", ("*", "stove.n.01_1")), place)
     assert not trigger_matches(Action("PLACE_ON_TOP", ("bowl.n.01_1", "stove.n.01_1")), place)
     assert not trigger_matches(Action("PLACE_INSIDE", ("stove.n.01_1",)), place)
+    assert trigger_matches(Action("RELEASE", ()), Action("RELEASE", ("apple.n.01_1",)))
+    assert not trigger_matches(Action("RELEASE", ("bowl.n.01_1",)), Action("RELEASE", ("apple.n.01_1",)))

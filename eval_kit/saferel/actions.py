@@ -8,7 +8,7 @@ Normalisation (applied before matching a safety goal's trigger to a step):
 - place actions are written with both objects, (held object, target): a one-argument place, as
   OmniGibson's primitives take it, gets the held object filled in by the executor, which records the
   two-argument form in the trace. A trigger written with one argument (the target) matches either form.
-- `*` in a trigger's argument matches any object.
+- `*` in a trigger's argument matches any object; a trigger without arguments matches every occurrence.
 """
 
 from __future__ import annotations
@@ -82,6 +82,8 @@ def trigger_matches(trigger: Action, step: Action) -> bool:
     if trigger.name != step.name:
         return False
     targs, sargs = trigger.args, step.args
+    if not targs:  # a trigger without arguments matches every occurrence of the action
+        return True
     if trigger.name in PLACE_ACTIONS and len(targs) == 1 and len(sargs) == 2:
         sargs = sargs[1:]  # a target-only trigger matches any held object
     if len(targs) != len(sargs):
