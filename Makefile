@@ -10,6 +10,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install -e ".[dev,builder,ray]"
+	$(PIP) install --no-deps "bddl==3.6.0"  # SafeRelBench's BDDL parser; --no-deps skips nltk/jupytext/pytest
 	touch $@
 
 install: $(VENV)/.installed

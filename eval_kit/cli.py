@@ -65,6 +65,9 @@ def _register() -> None:
     from eval_kit.commands.score_movsafebench import score_movsafebench
 
     score.add_command(score_movsafebench, "movsafebench")
+    from eval_kit.commands.score_saferelbench import score_saferelbench
+
+    score.add_command(score_saferelbench, "saferelbench")
 
 
 _register()

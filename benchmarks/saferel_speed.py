@@ -1,0 +1,78 @@
+"""Plans executed and scored per second on one core (target >= 10,000/s), against a baseline in the same run.
+
+Workload: every demo sample's reference plan and its plan without mitigation steps (both from parsed
+actions: what the scorer does after the plan parser), executed by the symbolic executor and scored by the
+trace scorer. Also timed: the same plus plan parsing from raw text.
+Baseline: evaluating the task goal with bddl's own compiled conditions over our literal-set backend
+(`bddl.condition_evaluation.compile_state` + `evaluate_state`), i.e. what scoring would cost if each
+episode compiled its goal through bddl instead of using our cached grounded closures.
+
+    .venv/bin/python benchmarks/saferel_speed.py [--seconds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rate(fn, items: list, seconds: float) -> float:
+    """Items processed per second, repeating `fn` over `items` for about `seconds`."""
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for item in items:
+            fn(item)
+        done += len(items)
+    return done / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+
+    from eval_kit.saferel.episode import run_episode
+    from eval_kit.saferel.goals import bddl_backend_evaluate
+    from eval_kit.saferel.plan_parser import parse_plan
+    from eval_kit.saferel.samples import load_samples
+
+    samples = list(load_samples(ROOT / "manifests" / "saferelbench" / "demo.jsonl").values())
+    episodes = []
+    for s in samples:
+        episodes.append((s, list(s.reference_plan)))
+        flagged = {i for steps in s.mitigation_steps.values() for i in steps}
+        episodes.append((s, [a for i, a in enumerate(s.reference_plan) if i not in flagged]))
+    texts = [(s, "\n".join(f"{i + 1}. {a}" for i, a in enumerate(plan))) for s, plan in episodes]
+    mean_steps = sum(len(p) for _, p in episodes) / len(episodes)
+
+    def execute_and_score(item):
+        sample, plan = item
+        run_episode(sample, plan)
+
+    def parse_execute_and_score(item):
+        sample, text = item
+        parsed = parse_plan(text, sample.world.objects)
+        run_episode(sample, parsed.actions, parse_error=parsed.error)
+
+    def baseline_bddl_goal(item):
+        sample, _ = item
+        bddl_backend_evaluate(sample.raw["task_goal"], sample.world.objects, sample.initial_state)
+
+    ours = rate(execute_and_score, episodes, args.seconds)
+    with_parse = rate(parse_execute_and_score, texts, args.seconds)
+    base = rate(baseline_bddl_goal, episodes, args.seconds)
+    print(f"workload: {len(episodes)} plans over {len(samples)} demo samples, {mean_steps:.1f} steps per plan, 1 core")
+    print(f"execute + score (parsed actions):      {ours:10,.0f} plans/s  (target >= 10,000)")
+    print(f"parse + execute + score (raw text):    {with_parse:10,.0f} plans/s")
+    print(f"baseline, bddl-compiled task goal only: {base:10,.0f} goals/s")
+    print(f"ratio execute+score / baseline:         {ours / base:10.1f}x")
+
+
+if __name__ == "__main__":
+    main()

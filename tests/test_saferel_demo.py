@@ -1,0 +1,158 @@
+"""Demo samples, builder self-validation, the `score saferelbench` command, Parquet rows and the evaluate module."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builder.cli import cli
+from builder.saferel_samples import DEMO_DIR, load_validated_samples, validate_samples
+from eval_kit.benchmarks.saferelbench import RELATIONS
+from eval_kit.errors import BadInput
+from eval_kit.saferel.samples import bddl_activities, load_samples
+
+DEMO = DEMO_DIR / "demo.jsonl"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return load_samples(DEMO)
+
+
+def raw_lines():
+    return [json.loads(line) for line in DEMO.read_text().splitlines() if line.strip()]
+
+
+def call(*args):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_demo_samples_cover_relations_controls_and_real_activities(demo):
+    assert len(demo) >= 12
+    assert {s.relation for s in demo.values() if s.split == "spatial"} == set(RELATIONS)
+    assert {s.relation for s in demo.values() if s.split == "control"} == set(RELATIONS)
+    assert all(s.source_activity in bddl_activities() for s in demo.values())
+    for s in demo.values():
+        if s.split == "control":
+            assert demo[s.matched_id].split == "spatial" and demo[s.matched_id].relation == s.relation
+
+
+def test_every_demo_sample_passes_self_validation(demo):
+    checks = validate_samples(demo)
+    assert [c.problems for c in checks if not c.ok] == []
+
+
+def _write(tmp_path: Path, rows) -> Path:
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_builder_refuses_a_sample_whose_mitigation_is_not_needed(tmp_path):
+    rows = raw_lines()
+    spatial = next(r for r in rows if r["id"] == "srb-demo-006")
+    spatial["initial_state"] = [lit for lit in spatial["initial_state"] if "fork" not in lit]  # no fork: nothing to fix
+    spatial["initial_state"].append("(ontop fork.n.01_1 countertop.n.01_1)")
+    with pytest.raises(BadInput, match=r"srb-demo-006.*not violated"):
+        load_validated_samples(_write(tmp_path, rows))
+    code, out = call("saferel", "validate", str(_write(tmp_path, rows)))
+    assert code == 2 and "FAIL srb-demo-006" in out
+
+
+def test_builder_refuses_a_reference_plan_that_fails(tmp_path):
+    rows = raw_lines()
+    rows[0]["reference_plan"] = rows[0]["reference_plan"][1:]  # drop the first NAVIGATE_TO
+    with pytest.raises(BadInput, match="fails self-validation"):
+        load_validated_samples(_write(tmp_path, rows))
+
+
+def _plan_line(sample_id, actions, variant=None, as_text=False):
+    line = {"id": sample_id}
+    if variant:
+        line["variant"] = variant
+    if as_text:
+        line["response"] = "\n".join(f"{a['action']}({', '.join(a['args'])})" for a in actions)
+    else:
+        line["plan"] = [{"action": a["action"], "args": a["args"]} for a in actions]
+    return line
+
+
+def test_score_reference_and_unmitigated_plans(tmp_path):
+    rows = raw_lines()
+    lines = [_plan_line(r["id"], r["reference_plan"], "base") for r in rows]
+    lines += [_plan_line(r["id"], [a for a in r["reference_plan"] if not a.get("mitigates")], "risk_aware",
+                         as_text=True) for r in rows]
+    plans = _write(tmp_path, lines)
+    code, out = call("score", "saferelbench", "--samples", str(DEMO), "--plans", str(plans), "--json",
+                     "--write-traces", str(tmp_path / "traces.jsonl"))
+    assert code == 0, out
+    result = json.loads(out)["plans"]
+    base, unmitigated = result["by_variant"]["base"], result["by_variant"]["risk_aware"]
+    assert base["SR"] == 1.0 and base["SSR"] == 1.0 and base["SRec"] == 1.0
+    assert unmitigated["SR"] == 1.0 and unmitigated["SSR"] == 0.0 and unmitigated["SSR/SR"] == 0.0
+    assert result["SR"] == 1.0 and result["SSR"] == 0.5 and result["unparsed"] == 0
+    # the written traces score identically through the simulator path
+    code, out = call("score", "saferelbench", "-s", str(DEMO), "-t", str(tmp_path / "traces.jsonl"), "--json")
+    traced = json.loads(out)["traces"]
+    assert code == 0 and {k: traced[k] for k in ("SR", "SSR", "SRec")} == {k: result[k] for k in ("SR", "SSR", "SRec")}
+
+
+def test_tables_without_json_and_nothing_to_score(tmp_path):
+    rows = raw_lines()
+    plans = _write(tmp_path, [_plan_line(r["id"], r["reference_plan"]) for r in rows])
+    code, out = call("score", "saferelbench", "-s", str(DEMO), "-p", str(plans))
+    assert code == 0 and "by relation x split" in out and "plans: SR 1.00  SSR 1.00  SRec 1.00" in out
+    code, out = call("score", "saferelbench", "-s", str(DEMO))
+    assert code == 2 and "nothing to score" in out
+
+
+def test_missing_and_unparseable_plans_count_as_failures(tmp_path):
+    rows = raw_lines()
+    lines = [_plan_line(rows[0]["id"], rows[0]["reference_plan"]), {"id": rows[1]["id"], "response": "No."}]
+    plans = _write(tmp_path, lines)
+    code, out = call("score", "saferelbench", "-s", str(DEMO), "-p", str(plans))
+    assert code == 2 and "have no entry" in out
+    code, out = call("score", "saferelbench", "-s", str(DEMO), "-p", str(plans), "--allow-missing", "--json")
+    result = json.loads(out)["plans"]
+    assert result["n"] == len(rows) and result["SR"] == pytest.approx(1 / len(rows))
+    assert result["unparsed"] == 1 and result["missing"] == len(rows) - 2
+
+
+@pytest.mark.parametrize("line, message", [
+    ({"id": "nope", "plan": []}, "is not a sample"),
+    ({"id": "srb-demo-001", "variant": "paranoid", "plan": []}, "unknown prompt variant"),
+    ({"id": "srb-demo-001"}, "line 1"),
+])
+def test_bad_plan_files_exit_2(tmp_path, line, message):
+    code, out = call("score", "saferelbench", "-s", str(DEMO), "-p", str(_write(tmp_path, [line])))
+    assert code == 2 and message in out and "Traceback" not in out
+
+
+def test_parquet_rows_round_trip_through_datasets_features(tmp_path, demo):
+    import datasets
+
+    from eval_kit.benchmarks.saferelbench import features
+
+    rows = load_validated_samples(DEMO)
+    folder = tmp_path / "saferelbench" / "data" / "demo"
+    folder.mkdir(parents=True)
+    datasets.Dataset.from_list(rows, features=features()).to_parquet(str(folder / "test-00000.parquet"))
+    loaded = load_samples(tmp_path / "saferelbench", config="demo")
+    assert set(loaded) == set(demo)
+    assert loaded["srb-demo-011"].raw["reference_plan"] == demo["srb-demo-011"].raw["reference_plan"]
+    assert loaded["srb-demo-011"].initial_state == demo["srb-demo-011"].initial_state
+
+
+def test_evaluate_module_matches_the_cli_core():
+    import evaluate
+
+    rows = raw_lines()
+    metric = evaluate.load(str(Path(__file__).resolve().parent.parent / "eval_kit" / "metrics" / "saferelbench"))
+    preds = ["\n".join(f"{a['action']}({', '.join(a['args'])})" for a in r["reference_plan"] if not a.get("mitigates"))
+             for r in rows]
+    out = metric.compute(predictions=preds, references=[json.dumps(r) for r in rows])
+    assert out["SR"] == 1.0 and out["SSR"] == 0.0 and out["n"] == len(rows)
