@@ -54,7 +54,7 @@ def test_annotation_schema_and_control_rule(tmp_path):
     assert "contradicts" in spec.control_inconsistency(dict(control, hazard_present=True))
     path = tmp_path / "a.jsonl"
     path.write_text(json.dumps(refs[0]) + "\n" + json.dumps(dict(control, severity="high")) + "\n")
-    with pytest.raises(BadInput, match="line 2.*control scene"):
+    with pytest.raises(BadInput, match=r"line 2.*control scene"):
         spec.load_annotations(path)
 
 
