@@ -88,6 +88,10 @@ TRAP_FIELDS: dict[str, str] = {
     "possible_hallucination": "hallucination_trap",
     "possible_western_road_bias": "western_bias_trap",
 }
+# The source images may never be published (paper section 3): only annotations and the manifest are.
+# The publisher must refuse an `image` column for every config except the synthetic `demo`.
+PUBLISH_IMAGES = False
+PUBLISHABLE_IMAGE_CONFIGS: frozenset[str] = frozenset({"demo"})
 BENCHMARK_ID = re.compile(r"^BDHV_(?:\d{4}|DEMO_\d{4})$")
 NUM_IMAGES = 500
 
