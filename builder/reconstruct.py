@@ -214,8 +214,7 @@ def _table(rows: list[tuple[dict[str, Any], dict[str, Any], bytes]], meta: dict[
     """A pyarrow Table with the `datasets` features of the spec (ClassLabels as ints, images embedded)."""
     import pyarrow as pa
 
-    features = spec.features(with_image=True)
-    schema = features.arrow_schema
+    schema = spec.arrow_schema(with_image=True)
     index = {
         "source_dataset": {n: i for i, n in enumerate(spec.SOURCE_DATASETS)},
         "primary_hazard_category": {n: i for i, n in enumerate(spec.CATEGORIES)},

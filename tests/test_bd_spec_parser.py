@@ -140,3 +140,13 @@ def test_prediction_line_records_retry():
     assert first_error("bd_hazardvlm_prediction", {"id": "x", "response": "r", "retried": True}) is not None
     assert first_error("bd_hazardvlm_prediction", {"id": "x", "prediction": perfect_prediction(
         paper_references()[0])}) is None
+
+
+@pytest.mark.parametrize("with_image", [True, False])
+def test_arrow_schema_equals_datasets_features(with_image):
+    feats = spec.features(with_image=with_image)
+    schema = spec.arrow_schema(with_image=with_image)
+    assert schema.equals(feats.arrow_schema, check_metadata=False)
+    hf = json.loads(schema.metadata[b"huggingface"])
+    assert hf == json.loads(feats.arrow_schema.metadata[b"huggingface"])
+    assert ("image" in schema.names) == with_image

@@ -127,32 +127,69 @@ def taxonomy() -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def features(*, with_image: bool = True):
-    """`datasets.Features` of one row: the annotation record, plus the embedded image when reconstructed.
+def features_dict(*, with_image: bool = True) -> dict[str, Any]:
+    """The row features in `datasets`' serialised form (`Features.to_dict()`): the one declaration.
 
     The published `annotations` config has no image (source images are never redistributed); the local
-    `reconstructed` config and the `demo` config have one.
+    `reconstructed` config and the `demo` config have one, plus the sha256 it was verified against.
     """
+    def value(dtype: str) -> dict[str, Any]:
+        return {"dtype": dtype, "_type": "Value"}
+
+    def label(names: Iterable[str]) -> dict[str, Any]:
+        return {"names": list(names), "_type": "ClassLabel"}
+
+    feats: dict[str, Any] = {"id": value("string")}
+    if with_image:
+        feats["image"] = {"_type": "Image"}
+    feats.update({
+        "source_dataset": label(SOURCE_DATASETS),
+        "source_id": value("string"),
+        "source_path": value("string"),
+        "hazard_present": value("bool"),
+        "primary_hazard_category": label(CATEGORIES),
+        "risk_timing": label(TIMINGS),
+        "severity": label(SEVERITIES),
+        "defensive_actions": {"feature": label(ACTIONS), "_type": "List"},
+        "evidence": value("string"),
+        "hallucination_trap": value("bool"),
+        "western_bias_trap": value("bool"),
+        "pilot": value("bool"),
+    })
+    if with_image:
+        feats["image_sha256"] = value("string")
+    return feats
+
+
+def features(*, with_image: bool = True):
+    """`datasets.Features` of one row (imported lazily: scoring and reconstruction do not need datasets)."""
     import datasets
 
-    feats = {
-        "id": datasets.Value("string"),
-        "source_dataset": datasets.ClassLabel(names=list(SOURCE_DATASETS)),
-        "source_id": datasets.Value("string"),
-        "source_path": datasets.Value("string"),
-        "hazard_present": datasets.Value("bool"),
-        "primary_hazard_category": datasets.ClassLabel(names=list(CATEGORIES)),
-        "risk_timing": datasets.ClassLabel(names=list(TIMINGS)),
-        "severity": datasets.ClassLabel(names=list(SEVERITIES)),
-        "defensive_actions": datasets.List(datasets.ClassLabel(names=list(ACTIONS))),
-        "evidence": datasets.Value("string"),
-        "hallucination_trap": datasets.Value("bool"),
-        "western_bias_trap": datasets.Value("bool"),
-        "pilot": datasets.Value("bool"),
-    }
-    if with_image:
-        feats = {"id": feats.pop("id"), "image": datasets.Image(), **feats, "image_sha256": datasets.Value("string")}
-    return datasets.Features(feats)
+    return datasets.Features.from_dict(features_dict(with_image=with_image))
+
+
+def arrow_schema(*, with_image: bool = True):
+    """The Arrow schema `datasets` writes for these features, with its `huggingface` metadata, built with
+    pyarrow alone (importing datasets costs about a second per command; a test checks they are equal)."""
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "bool": pa.bool_()}
+
+    def arrow_type(feat: dict[str, Any]):
+        kind = feat["_type"]
+        if kind == "Value":
+            return types[feat["dtype"]]
+        if kind == "ClassLabel":
+            return pa.int64()
+        if kind == "Image":
+            return pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+        if kind == "List":
+            return pa.list_(arrow_type(feat["feature"]))
+        raise ValueError(f"no Arrow type for feature {kind}")
+
+    feats = features_dict(with_image=with_image)
+    meta = json.dumps({"info": {"features": feats}})
+    return pa.schema([(name, arrow_type(f)) for name, f in feats.items()], metadata={"huggingface": meta})
 
 
 # --------------------------------------------------------------------------------------------
