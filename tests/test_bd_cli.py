@@ -144,3 +144,33 @@ def test_compare_bad_input(tmp_path, refs_file):
     assert r.exit_code == 2 and "two runs are named" in r.stderr
     r = _run(["compare", "bd-hazardvlm", a, f"b={a}", "--references", refs_file])
     assert r.exit_code == 2 and "have no prediction" in r.stderr
+
+
+def test_score_warns_on_incomplete_reconstruction(tmp_path):
+    demo = tmp_path / "demo"
+    assert _run(["reconstruct", "bd-hazardvlm", "--demo", "--out", demo]).exit_code == 0
+    # copy the demo sources, drop one picture, rebuild with --allow-missing
+    import shutil
+
+    from builder.reconstruct import DEMO_DIR
+    src = tmp_path / "src"
+    shutil.copytree(DEMO_DIR / "sources", src)
+    next((src / "rsud20k" / "images").glob("*.png")).unlink()
+    r = _run(["reconstruct", "bd-hazardvlm", "--manifest", DEMO_DIR / "image_manifest.jsonl", "--annotations",
+              DEMO_DIR / "annotations.jsonl", "--source", f"rsud20k={src / 'rsud20k'}", "--source",
+              f"tfp-bd={src / 'tfp_bd'}", "--out", tmp_path / "partial", "--allow-missing"])
+    assert r.exit_code == 0 and "INCOMPLETE" in r.stderr
+    parquet_dir = tmp_path / "partial" / "reconstructed"
+    refs = spec.load_annotations(parquet_dir)
+    assert len(refs) == 19
+    lines = [{"id": i, "prediction": perfect_prediction(x)} for i, x in refs.items()]
+    res = _run(["score", "bd-hazardvlm", "--references", parquet_dir, "--predictions",
+                _write(tmp_path / "p.jsonl", lines), "--json"])
+    assert res.exit_code == 0 and "INCOMPLETE reconstruction (19 of 20 images)" in res.stderr
+    assert json.loads(res.stdout)["references_incomplete"][0]["complete"] is False
+    full = _run(["score", "bd-hazardvlm", "--references", demo, "--config", "demo", "--predictions",
+                 _write(tmp_path / "q.jsonl", [{"id": i, "prediction": perfect_prediction(x)}
+                                               for i, x in spec.load_annotations(demo, config="demo").items()]),
+                 "--json"])
+    assert full.exit_code == 0 and "warning" not in full.stderr
+    assert json.loads(full.stdout)["references_incomplete"] == []

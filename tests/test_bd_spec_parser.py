@@ -46,8 +46,11 @@ def test_taxonomy_file_is_current():
 def test_annotation_schema_and_control_rule(tmp_path):
     refs = paper_references()[:3]
     assert all(first_error("bd_hazardvlm_annotation", r) is None for r in refs)
-    bad = dict(refs[0], id="BDHV_12")
-    assert first_error("bd_hazardvlm_annotation", bad)[0] == "id"
+    for bad_id in ("BDHV_12", "BDHV_0000", "BDHV_0501", "bdhv_0001"):
+        assert first_error("bd_hazardvlm_annotation", dict(refs[0], id=bad_id))[0] == "id"
+        assert not spec.BENCHMARK_ID.match(bad_id)
+    for good_id in ("BDHV_0001", "BDHV_0099", "BDHV_0500", "BDHV_DEMO_0007"):
+        assert first_error("bd_hazardvlm_annotation", dict(refs[0], id=good_id)) is None
     control = next(r for r in paper_references() if not r["hazard_present"])
     assert spec.control_inconsistency(control) is None
     assert "severity" in spec.control_inconsistency(dict(control, severity="high"))

@@ -92,7 +92,7 @@ TRAP_FIELDS: dict[str, str] = {
 # The publisher must refuse an `image` column for every config except the synthetic `demo`.
 PUBLISH_IMAGES = False
 PUBLISHABLE_IMAGE_CONFIGS: frozenset[str] = frozenset({"demo"})
-BENCHMARK_ID = re.compile(r"^BDHV_(?:\d{4}|DEMO_\d{4})$")
+BENCHMARK_ID = re.compile(r"^BDHV_(?:0(?:00[1-9]|0[1-9]\d|[1-4]\d\d)|0500|DEMO_\d{4})$")  # 0001..0500
 NUM_IMAGES = 500
 
 # Paper table 2 (worked numbers the tests reproduce).
@@ -202,7 +202,7 @@ PREDICTION_SCHEMA = "bd_hazardvlm_prediction"
 OUTPUT_SCHEMA = "bd_hazardvlm_output"
 
 
-def _decode_parquet_labels(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def _decode_parquet_labels(path: Path, config: str | None) -> list[tuple[str, dict[str, Any]]]:
     """Rows of annotation Parquet with ClassLabel ints (also inside lists) decoded back to names."""
     import pyarrow.parquet as pq
 
@@ -211,7 +211,7 @@ def _decode_parquet_labels(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
     rows: list[tuple[str, dict[str, Any]]] = []
     wanted = ["id", "source_dataset", "source_id", "source_path", *ANNOTATION_FIELDS, "pilot"]
-    for file in parquet_files(path, None if path.is_file() else _only_config(path)):
+    for file in parquet_files(path, config or (None if path.is_file() else _only_config(path))):
         try:
             pf = pq.ParquetFile(file)
         except Exception as exc:  # pyarrow raises several types for corrupt files
@@ -249,10 +249,14 @@ def _only_config(path: Path) -> str | None:
     return "annotations" if "annotations" in configs else None
 
 
-def load_annotations(path: str | Path, *, check_consistency: bool = True) -> dict[str, dict[str, Any]]:
+def load_annotations(
+    path: str | Path, *, config: str | None = None, check_consistency: bool = True
+) -> dict[str, dict[str, Any]]:
     """Annotation records keyed by id, from JSON Lines or Parquet, each validated against the JSON Schema.
 
-    Raises BadInput naming the file, line/row and field. Shared by `score`, `reconstruct` and `publish`.
+    `path` is a JSON Lines file, a Parquet file, a folder of Parquet, or a dataset folder
+    (`data/<config>/`, default `annotations`). Raises BadInput naming the file, line/row and field.
+    Shared by `score`, `compare`, `reconstruct` and `publish`.
     """
     from eval_kit.errors import BadInput
     from eval_kit.jsonl import iter_jsonl
@@ -264,7 +268,7 @@ def load_annotations(path: str | Path, *, check_consistency: bool = True) -> dic
     if path.is_file() and path.suffix in {".jsonl", ".json", ".ndjson"}:
         rows = [(f"line {n}", obj) for n, obj in iter_jsonl(path)]
     else:
-        rows = _decode_parquet_labels(path)
+        rows = _decode_parquet_labels(path, config)
     if not rows:
         raise BadInput("no annotation rows", path=path)
     records: dict[str, dict[str, Any]] = {}
@@ -283,6 +287,27 @@ def load_annotations(path: str | Path, *, check_consistency: bool = True) -> dic
             raise BadInput(f"{where}: duplicate id {row['id']!r}", path=path, field="id")
         records[row["id"]] = row
     return records
+
+
+def incomplete_parquet(path: str | Path, config: str | None = None) -> list[dict[str, Any]]:
+    """The `hazardkit` metadata of Parquet files under `path` that a reconstruction marked incomplete.
+
+    A partial reconstruction (`--allow-missing`) must never pass for the benchmark: scoring warns on it.
+    """
+    import pyarrow.parquet as pq
+
+    from eval_kit.tables import parquet_files
+
+    path = Path(path)
+    if path.is_file() and path.suffix != ".parquet":
+        return []
+    found = []
+    for file in parquet_files(path, config or (None if path.is_file() else _only_config(path))):
+        raw = (pq.read_schema(file).metadata or {}).get(b"hazardkit")
+        meta = json.loads(raw) if raw else {}
+        if meta.get("complete") is False:
+            found.append({"file": str(file), **meta})
+    return found
 
 
 def control_inconsistency(record: Mapping[str, Any]) -> str | None:

@@ -64,15 +64,21 @@ def resolve_run(
     return run
 
 
-def score_files(references: Path, predictions: Path, *, allow_missing: bool = False) -> dict[str, Any]:
-    """Everything `hazardkit score bd-hazardvlm` does short of printing; returns the JSON result."""
+def score_files(references: Path, predictions: Path, *, config: str | None = None,
+                allow_missing: bool = False) -> dict[str, Any]:
+    """Everything `hazardkit score bd-hazardvlm` does short of printing; returns the JSON result.
+
+    `references_incomplete` lists reconstructed Parquet files marked incomplete (built with
+    --allow-missing): their scores cover only the images that were rebuilt, not the benchmark.
+    """
     from eval_kit.scoring.bd_hazardvlm import compute_scores
 
-    refs = spec.load_annotations(references)
+    refs = spec.load_annotations(references, config=config)
     run = resolve_run(refs, predictions, allow_missing=allow_missing)
     result = compute_scores(run.references, run.predictions, schema_valid=run.schema_valid,
                             initial_schema_valid=run.initial_schema_valid, retried=run.retried)
     result["missing"] = run.missing
+    result["references_incomplete"] = spec.incomplete_parquet(references, config)
     result["references"] = str(references)
     result["predictions"] = str(predictions)
     return result
@@ -134,15 +140,20 @@ def render_tables(result: dict[str, Any]) -> str:
               help="Annotation records: JSON Lines, Parquet file, or dataset folder (data/annotations/).")
 @click.option("--predictions", "predictions", required=True, type=click.Path(path_type=Path),
               help="JSON Lines: {id, prediction (8-field object) and/or response (raw text)}.")
+@click.option("--config", default=None, help="Config of a dataset folder (default: annotations, or the only one).")
 @click.option("--json", "as_json", is_flag=True, help="Print every metric as one JSON object (fractions).")
 @click.option("--allow-missing", is_flag=True, help="Score reference ids without a prediction as wrong.")
-def score_bd_hazardvlm(references: Path, predictions: Path, as_json: bool, allow_missing: bool) -> None:
+def score_bd_hazardvlm(references: Path, predictions: Path, config: str | None, as_json: bool,
+                       allow_missing: bool) -> None:
     """Score BD-HazardVLM predictions as in the paper (tables 4 and 5).
 
     Every field is mapped to the label space on its own; a missing or unmappable field is scored wrong
     and counted in `schema.invalid_field_counts`. Trap fields give positive-flag rate and recall.
     """
-    result = score_files(references, predictions, allow_missing=allow_missing)
+    result = score_files(references, predictions, config=config, allow_missing=allow_missing)
+    for partial in result["references_incomplete"]:
+        click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
+                   f"{partial.get('expected')} images): these scores are not BD-HazardVLM scores", err=True)
     if as_json:
         click.echo(json.dumps(result, sort_keys=False))
     else:
