@@ -72,6 +72,8 @@ def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, so
         if not sep or not name or not directory:
             raise BadInput(f"--source {item!r} is not NAME=DIR", field="--source",
                            fix="e.g. --source rsud20k=/data/rsud20k")
+        if name.lower().replace("-", "_") in {n.lower().replace("-", "_") for n in pairs}:
+            raise BadInput(f"--source {name} given twice", field="--source", fix="give each source dataset once")
         pairs[name] = directory
     if not pairs:
         raise BadInput("no --source given", field="--source", fix="pass --source rsud20k=DIR --source tfp-bd=DIR")

@@ -42,6 +42,7 @@ FIXES: dict[str, str] = {
     "not_a_file": "this path must be a regular image file",
     "decompression_bomb": "the image is larger than --max-pixels; this is not a {name} frame, re-download it",
     "unreadable_image": "the file is not a readable image; re-download the original {name} image",
+    "unreadable_file": "check that the file and its folders are readable by you",
     "dimension_mismatch": "the image's size differs from the manifest; re-download the original {name} image",
 }
 
@@ -158,17 +159,22 @@ def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: i
     root = roots.get(source)
     if root is None:
         return fail("no_source", f"no root given for {name}")
-    real, kind, detail = safe_resolve(root, entry["path"])
-    if real is None:
-        return fail(kind, detail)
-    if not real.exists():
+    try:
+        real, kind, detail = safe_resolve(root, entry["path"])
+        if real is None:
+            return fail(kind, detail)
+        if not real.exists():
+            return fail("missing", "file not found")
+        if not real.is_file():
+            return fail("not_a_file", "not a regular file")
+        size = real.stat().st_size
+        if size != entry["bytes"]:
+            return fail("size_mismatch", f"{size} bytes, expected {entry['bytes']}")
+        data = real.read_bytes()
+    except FileNotFoundError:  # removed while we looked
         return fail("missing", "file not found")
-    if not real.is_file():
-        return fail("not_a_file", "not a regular file")
-    size = real.stat().st_size
-    if size != entry["bytes"]:
-        return fail("size_mismatch", f"{size} bytes, expected {entry['bytes']}")
-    data = real.read_bytes()
+    except OSError as exc:  # permissions, symlink loops, I/O errors
+        return fail("unreadable_file", f"{type(exc).__name__}: {exc.strerror or exc}")
     digest = hashlib.sha256(data).hexdigest()
     if digest != entry["sha256"]:
         return fail("sha256_mismatch", f"sha256 {digest[:12]}..., expected {entry['sha256'][:12]}...")

@@ -133,3 +133,17 @@ def test_missing_field_is_scored_wrong_not_skipped():
     assert result["severity"]["accuracy"] == 0.5
     assert result["schema"]["invalid_field_counts"]["severity"] == 1
     assert result["schema"]["valid_rate"] == 0.5
+
+
+def test_labels_outside_the_space_are_caller_errors():
+    refs = paper_references()[:2]
+    preds = [perfect_prediction(r) for r in refs]
+    preds[0]["severity"] = "catastrophic"
+    with pytest.raises(ValueError, match="prediction 0: severity 'catastrophic'"):
+        compute_scores(refs, preds)
+    preds[0]["severity"] = "low"
+    preds[1]["defensive_actions"] = ["honk"]
+    with pytest.raises(ValueError, match="honk"):
+        compute_scores(refs, preds)
+    with pytest.raises(ValueError, match="entries"):
+        compute_scores(refs, preds[:1])

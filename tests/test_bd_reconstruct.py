@@ -211,6 +211,8 @@ def test_bad_sources_and_join(tmp_path):
     assert r.exit_code == 2 and "not a directory" in r.stderr
     r = CliRunner().invoke(cli, base)
     assert r.exit_code == 2 and "no --source" in r.stderr
+    r = CliRunner().invoke(cli, [*base, "--source", f"tfp-bd={tmp_path}", "--source", f"tfp_bd={tmp_path}"])
+    assert r.exit_code == 2 and "given twice" in r.stderr
     # only rsud20k given: the tfp_bd image is reported with the fix
     r = CliRunner().invoke(cli, [*base, "--source", f"rsud20k={tree.roots['rsud20k']}"])
     assert r.exit_code == 2 and "no_source" in r.stderr and "--source tfp-bd=DIR" in r.stderr

@@ -113,7 +113,8 @@ def test_parser_reports_violations_precisely():
     assert "primary_hazard_category" not in result.prediction
     assert spec.parse_response("I cannot answer.").violations == [("(response)", "no JSON object found")]
     assert spec.parse_response("").violations == [("(response)", "empty response")]
-    assert spec.parse_response("{not json").violations[0][0] == "(response)"
+    broken = spec.parse_response('{"hazard_present": True, "severity": "low",}')
+    assert broken.violations[0][0] == "(response)" and "malformed JSON" in broken.violations[0][1]
 
 
 def test_prompt_has_the_paper_ingredients():

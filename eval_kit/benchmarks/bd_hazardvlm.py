@@ -494,23 +494,34 @@ def _json_candidates(text: str) -> Iterable[str]:
     yield text.strip()
 
 
+def _find_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(object, None) for the JSON object in a response, or (None, why) when there is none."""
+    text = _THINK.sub(" ", text)
+    fallback: dict[str, Any] | None = None
+    first_error: str | None = None
+    for candidate in _json_candidates(text):
+        try:
+            obj = json.loads(candidate)
+        except ValueError as exc:
+            if first_error is None and candidate.lstrip().startswith("{"):
+                first_error = f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno} of the object)"
+            continue
+        if isinstance(obj, dict):
+            if any(_key(k) in OUTPUT_FIELDS for k in obj):
+                return obj, None
+            fallback = fallback or obj
+    if fallback is not None:
+        return fallback, None
+    return None, first_error or "no JSON object found"
+
+
 def extract_json(text: str) -> dict[str, Any] | None:
     """The JSON object in a response: bare, in a ``` fence, or surrounded by text; None when there is none.
 
     Prefers an object that has at least one of the eight output fields (a model may echo other JSON).
+    Strict JSON only: Python literals or trailing commas are schema violations that the retry can fix.
     """
-    text = _THINK.sub(" ", text)
-    fallback: dict[str, Any] | None = None
-    for candidate in _json_candidates(text):
-        try:
-            obj = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            if any(_key(k) in OUTPUT_FIELDS for k in obj):
-                return obj
-            fallback = fallback or obj
-    return fallback
+    return _find_json(text)[0]
 
 
 def _map_label(value: Any, table: Mapping[str, str]) -> str | None:
@@ -602,9 +613,9 @@ def parse_response(response: str | None) -> ParseResult:
     """Parse a raw model response: find the JSON, then map every field (see `normalise_output`)."""
     if response is None or not str(response).strip():
         return ParseResult(violations=[("(response)", "empty response")])
-    obj = extract_json(str(response))
+    obj, why = _find_json(str(response))
     if obj is None:
-        return ParseResult(violations=[("(response)", "no JSON object found")])
+        return ParseResult(violations=[("(response)", why or "no JSON object found")])
     return normalise_output(obj)
 
 

@@ -23,11 +23,35 @@ def _field(predictions: Sequence[Mapping[str, Any] | None], name: str) -> list[A
     return [None if p is None else p.get(name) for p in predictions]
 
 
+_SPACES: dict[str, tuple[str, ...]] = {
+    "primary_hazard_category": spec.CATEGORIES,
+    "risk_timing": spec.TIMINGS,
+    "severity": spec.SEVERITIES,
+}
+
+
 def _check(references: Sequence[Mapping[str, Any]], predictions: Sequence[Any]) -> None:
+    """Equal lengths, and every label in references and (present) predictions inside the label space.
+
+    Plain functions are called with already-parsed values; anything else is a caller bug (ValueError),
+    not a wrong answer, so it is never silently dropped from a distribution.
+    """
     if len(references) != len(predictions):
         raise ValueError(f"predictions has {len(predictions)} entries, references has {len(references)}")
     if not references:
         raise ValueError("no references to score")
+    for i, (ref, pred) in enumerate(zip(references, predictions, strict=True)):
+        for name, space in _SPACES.items():
+            for which, value in (("reference", ref.get(name)), ("prediction", (pred or {}).get(name))):
+                if (which == "reference" or value is not None) and value not in space:
+                    raise ValueError(f"{which} {i}: {name} {value!r} is not one of {', '.join(space)}")
+        for which, acts in (("reference", ref.get("defensive_actions")),
+                            ("prediction", (pred or {}).get("defensive_actions"))):
+            if which == "prediction" and acts is None:
+                continue
+            bad = [a for a in (acts or [None]) if a not in spec.ACTIONS]
+            if bad:
+                raise ValueError(f"{which} {i}: defensive_actions {bad!r} not in {', '.join(spec.ACTIONS)}")
 
 
 def jaccard(reference: Sequence[str], predicted: Sequence[str] | None) -> float:
