@@ -95,8 +95,11 @@ def test_parser_maps_case_spacing_hyphens_synonyms():
     assert result.prediction["defensive_actions"] == ["avoid_overtaking", "monitor_occlusion"]
     assert set(result.normalised) == {"hazard_present", "primary_hazard_category", "risk_timing", "severity",
                                       "defensive_actions", "possible_hallucination"}
+    assert result.synonyms == ["severity"]  # "Moderate"; the rest were only spelled differently
     both = spec.parse_response(json.dumps(dict(VALID, risk_timing="both immediate and latent")))
     assert both.prediction["risk_timing"] == "both" and both.normalised == ["risk_timing"]
+    assert both.valid and not spec.needs_retry(both)
+    assert spec.needs_retry(both, strict=True)  # the paper's MiniCPM-V retry trigger
 
 
 def test_parser_reports_violations_precisely():

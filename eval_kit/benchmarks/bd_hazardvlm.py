@@ -446,12 +446,14 @@ class ParseResult:
     `prediction` holds every field it could map (a field it could not map is absent); `violations` lists
     `(field, message)` pairs; `valid` means all eight fields were present and in the label space.
     `normalised` lists the fields whose raw value was not already the exact label (case, spacing,
-    hyphens or a synonym were folded), so an audit can compare raw and parsed values as in the paper.
+    hyphens or a synonym were folded), so an audit can compare raw and parsed values as in the paper;
+    `synonyms` is the subset that needed a synonym (a different word, not just another spelling).
     """
 
     prediction: dict[str, Any] = field(default_factory=dict)
     violations: list[tuple[str, str]] = field(default_factory=list)
     normalised: list[str] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
     raw: dict[str, Any] | None = None
 
     @property
@@ -584,6 +586,8 @@ def normalise_output(obj: Mapping[str, Any]) -> ParseResult:
                 continue
             if not isinstance(value, list) or list(value) != mapped_items:
                 result.normalised.append(name)
+            if any(_key(str(item)) != label for item, label in zip(items, mapped_items, strict=True)):
+                result.synonyms.append(name)
             result.prediction[name] = sorted(set(mapped_items), key=ACTIONS.index)
         else:
             table, space = {
@@ -597,6 +601,8 @@ def normalise_output(obj: Mapping[str, Any]) -> ParseResult:
                 continue
             if value != label:
                 result.normalised.append(name)
+            if _key(value) != label:
+                result.synonyms.append(name)
             result.prediction[name] = label
     for name in OUTPUT_FIELDS:
         if name not in fields:
@@ -624,9 +630,14 @@ def parse_response(response: str | None) -> ParseResult:
 # --------------------------------------------------------------------------------------------
 
 
-def needs_retry(result: ParseResult) -> bool:
-    """Whether the runner should spend the one formatting-only retry on this output."""
-    return not result.valid
+def needs_retry(result: ParseResult, *, strict: bool = False) -> bool:
+    """Whether the runner should spend the one formatting-only retry on this output.
+
+    Default: only when the output is not schema-valid after normalisation. `strict=True` also retries
+    when a value needed a synonym (e.g. "both immediate and latent" for `both`), which is how the paper's
+    MiniCPM-V run triggered its 215 retries: use it to reproduce the paper's retry counts.
+    """
+    return not result.valid or (strict and bool(result.synonyms))
 
 
 def repair_prompt(invalid_output: str, result: ParseResult | None = None) -> str:
