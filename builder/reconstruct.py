@@ -228,10 +228,9 @@ def _table(rows: list[tuple[dict[str, Any], dict[str, Any], bytes]], meta: dict[
         "severity": {n: i for i, n in enumerate(spec.SEVERITIES)},
     }
     action_index = {n: i for i, n in enumerate(spec.ACTIONS)}
-    cols: dict[str, list[Any]] = {name: [] for name in schema.names}
-    for entry, rec, data in rows:
+    cols: dict[str, Any] = {name: [] for name in schema.names}
+    for entry, rec, _ in rows:
         cols["id"].append(rec["id"])
-        cols["image"].append({"bytes": data, "path": f"{rec['id']}{PurePosixPath(entry['path']).suffix.lower()}"})
         cols["image_sha256"].append(entry["sha256"])
         cols["defensive_actions"].append([action_index[a] for a in rec["defensive_actions"]])
         for name in ("source_id", "source_path", "hazard_present", "evidence", "hallucination_trap",
@@ -239,6 +238,12 @@ def _table(rows: list[tuple[dict[str, Any], dict[str, Any], bytes]], meta: dict[
             cols[name].append(rec[name])
         for name, lut in index.items():
             cols[name].append(lut[rec[name]])
+    # the image column from whole arrays: one copy of the bytes, no per-row Python dicts
+    names = [f"{rec['id']}{PurePosixPath(entry['path']).suffix.lower()}" for entry, rec, _ in rows]
+    cols["image"] = pa.StructArray.from_arrays(
+        [pa.array([data for _, _, data in rows], pa.binary()), pa.array(names, pa.string())],
+        fields=list(schema.field("image").type),
+    )
     metadata = dict(schema.metadata or {})
     metadata[b"hazardkit"] = json.dumps(meta).encode()
     return pa.Table.from_pydict(cols, schema=schema.with_metadata(metadata))
@@ -252,7 +257,10 @@ def _write_parquet(table, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         # image bytes are already compressed (JPEG/PNG): compressing them again only costs time
-        pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="none", use_dictionary=False)
+        # nor are min/max statistics of image bytes of any use: skip that pass over them
+        stats = [name for name in table.column_names if name != "image"]
+        pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="none", use_dictionary=False,
+                       write_statistics=stats)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
