@@ -157,3 +157,24 @@ def test_arrow_schema_equals_datasets_features(with_image):
     hf = json.loads(schema.metadata[b"huggingface"])
     assert hf == json.loads(feats.arrow_schema.metadata[b"huggingface"])
     assert ("image" in schema.names) == with_image
+
+
+def test_parser_never_raises_on_arbitrary_text():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10),
+                                                                                            inner, max_size=4),
+                               max_leaves=10)
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.text(max_size=200), st.dictionaries(st.sampled_from([*spec.OUTPUT_FIELDS, "x"]), json_values))
+    def check(text, obj):
+        for response in (text, json.dumps(obj), f"noise {{ {text} ```json\n{json.dumps(obj)}\n```"):
+            result = spec.parse_response(response)
+            assert result.valid == (not result.violations)
+            assert set(result.prediction) <= set(spec.OUTPUT_FIELDS)
+            spec.repair_prompt(response, result)
+
+    check()
