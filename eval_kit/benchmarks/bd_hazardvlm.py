@@ -472,7 +472,8 @@ def _json_candidates(text: str) -> Iterable[str]:
     """Fenced blocks first, then every balanced {...} span (outermost first), then the whole text."""
     for match in _FENCE.finditer(text):
         yield match.group(1).strip()
-    decoder_starts = [i for i, ch in enumerate(text) if ch == "{"]
+    # at most 64 opening braces are tried, so a long brace-heavy response cannot make this quadratic
+    decoder_starts = [i for i, ch in enumerate(text) if ch == "{"][:64]
     for start in decoder_starts:
         depth, in_str, esc = 0, False, False
         for end in range(start, len(text)):
