@@ -69,6 +69,12 @@ def _register() -> None:
 
     score.add_command(score_saferelbench, "saferelbench")
 
+    from eval_kit.commands.compare_bd_hazardvlm import compare
+    from eval_kit.commands.score_bd_hazardvlm import score_bd_hazardvlm
+
+    score.add_command(score_bd_hazardvlm, "bd-hazardvlm")
+    cli.add_command(compare, "compare")
+
 
 _register()
 

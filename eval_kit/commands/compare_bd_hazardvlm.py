@@ -1,0 +1,108 @@
+"""`hazardkit compare bd-hazardvlm`: paired significance tests between two or more runs (paper section 5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.cli import HazardkitGroup
+from eval_kit.errors import BadInput
+
+# task -> (per-image vector from eval_kit.scoring.bd_hazardvlm.per_image, test)
+TASKS: dict[str, tuple[str, str]] = {
+    "category": ("category", "mcnemar_exact"),
+    "timing": ("timing", "mcnemar_exact"),
+    "severity": ("severity", "mcnemar_exact"),
+    "actions_jaccard": ("actions_jaccard", "wilcoxon_signed_rank"),
+}
+
+
+@click.group(cls=HazardkitGroup)
+def compare() -> None:
+    """Compare runs of the same benchmark with paired significance tests."""
+
+
+def _named_runs(runs: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """RUN arguments as (name, path): `NAME=PATH` or a path whose file stem is the name."""
+    named: list[tuple[str, Path]] = []
+    for arg in runs:
+        name, sep, path = arg.partition("=")
+        if not sep:
+            name, path = Path(arg).stem, arg
+        if not name:
+            raise BadInput(f"run {arg!r} has an empty name", fix="use NAME=PATH")
+        if name in {n for n, _ in named}:
+            raise BadInput(f"two runs are named {name!r}", fix="name them explicitly: NAME=PATH")
+        named.append((name, Path(path)))
+    if len(named) < 2:
+        raise BadInput("need at least two runs to compare", fix="hazardkit compare bd-hazardvlm RUN_A RUN_B ...")
+    return named
+
+
+def compare_files(references: Path, runs: list[tuple[str, Path]], *, alpha: float = 0.05,
+                  allow_missing: bool = False) -> dict[str, Any]:
+    """Per-image vectors of every run, then all pairwise tests per task, Holm-corrected within each task."""
+    from eval_kit.commands.score_bd_hazardvlm import resolve_run
+    from eval_kit.scoring.bd_hazardvlm import per_image
+    from eval_kit.scoring.significance import compare_task
+
+    refs = spec.load_annotations(references)
+    vectors = {}
+    for name, path in runs:
+        run = resolve_run(refs, path, allow_missing=allow_missing)
+        vectors[name] = per_image(run.references, run.predictions)
+    out: dict[str, Any] = {"alpha": alpha, "runs": {n: str(p) for n, p in runs}, "num_samples": len(refs),
+                           "tasks": {}}
+    for task, (key, test) in TASKS.items():
+        results = compare_task(task, {n: v[key] for n, v in vectors.items()}, test, alpha=alpha)
+        out["tasks"][task] = [r.as_dict() for r in results]
+    return out
+
+
+def render(result: dict[str, Any]) -> str:
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.table import Table
+
+    buffer = StringIO()
+    console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
+    table = Table(title=f"Paired tests, Holm-corrected within each task (alpha {result['alpha']}, "
+                        f"{result['num_samples']} images)")
+    for col in ("task", "test", "run A", "run B", "score A", "score B", "statistic", "p", "p (Holm)",
+                "significant", "note"):
+        table.add_column(col)
+    for task, rows in result["tasks"].items():
+        for r in rows:
+            table.add_row(task, r["test"], r["run_a"], r["run_b"], f"{100 * r['score_a']:.1f}",
+                          f"{100 * r['score_b']:.1f}", "-" if r["statistic"] is None else f"{r['statistic']:g}",
+                          f"{r['p_value']:.4g}", f"{r['p_holm']:.4g}", "yes" if r["significant"] else "no",
+                          r["note"] or "")
+    console.print(table)
+    return buffer.getvalue()
+
+
+@compare.command("bd-hazardvlm")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--references", required=True, type=click.Path(path_type=Path),
+              help="Annotation records: JSON Lines, Parquet file, or dataset folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the tests as one JSON object.")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True),
+              help="Significance level for the Holm-corrected p-values.")
+@click.option("--allow-missing", is_flag=True, help="Score reference ids without a prediction as wrong.")
+def compare_bd_hazardvlm(runs: tuple[str, ...], references: Path, as_json: bool, alpha: float,
+                         allow_missing: bool) -> None:
+    """Compare runs (prediction JSON Lines, `PATH` or `NAME=PATH`) on the same references.
+
+    Exact McNemar on per-image correctness for category, timing and severity; Wilcoxon signed-rank on
+    per-image action Jaccard; Holm correction across the pairs of each task.
+    """
+    result = compare_files(references, _named_runs(runs), alpha=alpha, allow_missing=allow_missing)
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=False))
+    else:
+        click.echo(render(result), nl=False)

@@ -1,0 +1,234 @@
+"""Reconstruction against fake source trees: complete, missing, tampered, traversal, symlink out, bombs."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from builder.cli import cli
+from builder.reconstruct import read_completeness, reconstruct, safe_resolve
+from eval_kit.benchmarks import bd_hazardvlm as spec
+from tests.bd_fixtures import paper_references
+
+
+def _png(width: int, height: int, seed: int) -> bytes:
+    image = Image.new("RGB", (width, height), (seed * 40 % 256, 90, 140))
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _bomb_png(width: int, height: int) -> bytes:
+    """A tiny PNG whose header claims width x height pixels (its pixel data would inflate to gigabytes)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    body = chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 1024)) + chunk(b"IEND", b"")
+    return b"\x89PNG\r\n\x1a\n" + body
+
+
+class Tree:
+    """A temp folder with two fake source roots, a manifest and annotations describing `n` images."""
+
+    def __init__(self, tmp: Path, n: int = 5):
+        self.tmp = tmp
+        self.roots = {"rsud20k": tmp / "RSUD20K", "tfp_bd": tmp / "TFP-BD"}
+        self.entries, self.records = [], []
+        refs = paper_references()[:n]
+        for i, ref in enumerate(refs):
+            source = "rsud20k" if i % 2 == 0 else "tfp_bd"
+            rel = f"images/{i:03d}.png"
+            data = _png(32 + i, 24, i)
+            path = self.roots[source] / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            self.entries.append(self.entry(ref["id"], source, rel, data, 32 + i, 24))
+            self.records.append({**ref, "source_dataset": source, "source_path": rel})
+
+    @staticmethod
+    def entry(sample_id, source, rel, data, width, height):
+        return {"id": sample_id, "source_dataset": source, "path": rel, "sha256": hashlib.sha256(data).hexdigest(),
+                "bytes": len(data), "width": width, "height": height, "license": "test", "attribution": "test"}
+
+    def write(self) -> tuple[Path, Path]:
+        manifest, annotations = self.tmp / "manifest.jsonl", self.tmp / "annotations.jsonl"
+        manifest.write_text("".join(json.dumps(e) + "\n" for e in self.entries))
+        annotations.write_text("".join(json.dumps(r) + "\n" for r in self.records))
+        return manifest, annotations
+
+    def set_path(self, index: int, rel: str, data: bytes, width: int = 8, height: int = 8) -> None:
+        e = self.entries[index]
+        self.entries[index] = self.entry(e["id"], e["source_dataset"], rel, data, width, height)
+        self.records[index]["source_path"] = rel
+
+    def run(self, *extra: str):
+        manifest, annotations = self.write()
+        args = ["reconstruct", "bd-hazardvlm", "--manifest", str(manifest), "--annotations", str(annotations),
+                "--source", f"rsud20k={self.roots['rsud20k']}", "--source", f"tfp-bd={self.roots['tfp_bd']}",
+                "--out", str(self.tmp / "out"), *extra]
+        return CliRunner().invoke(cli, args)
+
+    @property
+    def parquet(self) -> Path:
+        return self.tmp / "out" / "reconstructed" / "test-00000-of-00001.parquet"
+
+    def report(self) -> dict:
+        return json.loads((self.tmp / "out" / "reconstructed" / "report.json").read_text())
+
+
+def test_all_present(tmp_path):
+    tree = Tree(tmp_path)
+    result = tree.run()
+    assert result.exit_code == 0, result.output
+    assert "reconstructed 5/5" in result.output
+    table = pq.read_table(tree.parquet)
+    assert table.num_rows == 5
+    assert read_completeness(tree.parquet)["complete"] is True
+    row = table.slice(0, 1).to_pylist()[0]
+    assert hashlib.sha256(row["image"]["bytes"]).hexdigest() == row["image_sha256"]
+    records = spec.load_annotations(tree.parquet)  # ClassLabels decode back to the annotation records
+    expected = {r["id"]: r for r in tree.records}
+    assert records == expected
+    report = tree.report()
+    assert report["complete"] and report["reconstructed"] == 5 and report["problems"] == []
+
+
+def test_one_missing_exits_2_and_lists_it(tmp_path):
+    tree = Tree(tmp_path)
+    missing = tree.roots[tree.entries[2]["source_dataset"]] / tree.entries[2]["path"]
+    missing.unlink()
+    result = tree.run()
+    assert result.exit_code == 2
+    assert f"{tree.entries[2]['id']}" in result.stderr and "missing" in result.stderr
+    assert "download" in result.stderr  # the fix
+    assert "1 of 5 images missing or invalid" in result.stderr
+    assert not tree.parquet.exists()
+    report = tree.report()
+    assert report["complete"] is False and report["parquet"] is None
+    assert report["problem_counts"] == {"missing": 1}
+
+
+def test_allow_missing_writes_partial_marked_incomplete(tmp_path):
+    tree = Tree(tmp_path)
+    (tree.roots[tree.entries[0]["source_dataset"]] / tree.entries[0]["path"]).unlink()
+    result = tree.run("--allow-missing")
+    assert result.exit_code == 0
+    assert "INCOMPLETE" in result.stderr
+    assert pq.read_table(tree.parquet).num_rows == 4
+    meta = read_completeness(tree.parquet)
+    assert meta["complete"] is False and meta["expected"] == 5 and meta["reconstructed"] == 4
+
+
+def test_tampered_files(tmp_path):
+    tree = Tree(tmp_path)
+    same_size = tree.roots[tree.entries[1]["source_dataset"]] / tree.entries[1]["path"]
+    data = bytearray(same_size.read_bytes())
+    data[-20] ^= 0xFF
+    same_size.write_bytes(bytes(data))
+    resized = tree.roots[tree.entries[3]["source_dataset"]] / tree.entries[3]["path"]
+    resized.write_bytes(resized.read_bytes() + b"\0")
+    result = tree.run()
+    assert result.exit_code == 2
+    kinds = {p["id"]: p["kind"] for p in tree.report()["problems"]}
+    assert kinds == {tree.entries[1]["id"]: "sha256_mismatch", tree.entries[3]["id"]: "size_mismatch"}
+
+
+@pytest.mark.parametrize("rel", ["../outside.png", "/etc/passwd", "images/../../outside.png", "C:/x.png",
+                                 "images\\..\\..\\x.png"])
+def test_path_traversal_refused(tmp_path, rel):
+    tree = Tree(tmp_path)
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(_png(8, 8, 9))
+    tree.set_path(0, rel, outside.read_bytes())
+    result = tree.run()
+    assert result.exit_code == 2
+    assert [p["kind"] for p in tree.report()["problems"]] == ["unsafe_path"]
+    assert "unsafe_path" in result.stderr and not tree.parquet.exists()
+
+
+def test_symlink_out_of_root_refused(tmp_path):
+    tree = Tree(tmp_path)
+    secret = tmp_path / "secret" / "x.png"
+    secret.parent.mkdir()
+    secret.write_bytes(_png(8, 8, 3))
+    root = tree.roots[tree.entries[0]["source_dataset"]]
+    (root / "images" / "link.png").symlink_to(secret)
+    tree.set_path(0, "images/link.png", secret.read_bytes())
+    # a symlink that stays inside the root is fine
+    (root / "images" / "inside.png").symlink_to(root / tree.entries[2]["path"])  # entries 0 and 2: rsud20k
+    result = tree.run()
+    assert result.exit_code == 2
+    problems = tree.report()["problems"]
+    assert [(p["id"], p["kind"]) for p in problems] == [(tree.entries[0]["id"], "symlink_escape")]
+    assert safe_resolve(root, "images/inside.png")[1] is None
+
+
+def test_decompression_bomb_in_file_header(tmp_path):
+    tree = Tree(tmp_path)
+    bomb = _bomb_png(100_000, 100_000)
+    rel = "images/bomb.png"
+    (tree.roots[tree.entries[0]["source_dataset"]] / rel).write_bytes(bomb)
+    tree.set_path(0, rel, bomb, width=10, height=10)  # the manifest lies about the size
+    result = tree.run()
+    assert result.exit_code == 2
+    problem = tree.report()["problems"][0]
+    assert problem["kind"] == "decompression_bomb"
+
+
+def test_decompression_bomb_by_pixel_limit_and_manifest(tmp_path):
+    tree = Tree(tmp_path, n=2)
+    big = _png(400, 300, 1)
+    rel = "images/big.png"
+    (tree.roots[tree.entries[0]["source_dataset"]] / rel).write_bytes(big)
+    tree.set_path(0, rel, big, width=400, height=300)
+    result = tree.run("--max-pixels", "10000")
+    assert result.exit_code == 2
+    problem = tree.report()["problems"][0]
+    assert problem["kind"] == "decompression_bomb" and "declares 400x300" in problem["detail"]
+    manifest, annotations = tree.write()
+    report = reconstruct(manifest, annotations, tree.roots, tmp_path / "out2", max_pixels=200_000)
+    assert report.complete
+
+
+def test_bad_sources_and_join(tmp_path):
+    tree = Tree(tmp_path, n=2)
+    manifest, annotations = tree.write()
+    base = ["reconstruct", "bd-hazardvlm", "--manifest", str(manifest), "--annotations", str(annotations),
+            "--out", str(tmp_path / "out")]
+    r = CliRunner().invoke(cli, [*base, "--source", f"kitti={tmp_path}"])
+    assert r.exit_code == 2 and "unknown source dataset" in r.stderr
+    r = CliRunner().invoke(cli, [*base, "--source", f"rsud20k={tmp_path / 'nope'}"])
+    assert r.exit_code == 2 and "not a directory" in r.stderr
+    r = CliRunner().invoke(cli, base)
+    assert r.exit_code == 2 and "no --source" in r.stderr
+    r = CliRunner().invoke(cli, [*base, "--source", f"tfp-bd={tmp_path}", "--source", f"tfp_bd={tmp_path}"])
+    assert r.exit_code == 2 and "given twice" in r.stderr
+    # only rsud20k given: the tfp_bd image is reported with the fix
+    r = CliRunner().invoke(cli, [*base, "--source", f"rsud20k={tree.roots['rsud20k']}"])
+    assert r.exit_code == 2 and "no_source" in r.stderr and "--source tfp-bd=DIR" in r.stderr
+    tree.records.pop()
+    tree.write()
+    r = CliRunner().invoke(cli, [*base, "--source", f"rsud20k={tree.roots['rsud20k']}"])
+    assert r.exit_code == 2 and "without annotation" in r.stderr and "Traceback" not in r.output
+
+
+def test_demo_reconstructs_and_loads(tmp_path):
+    import datasets
+
+    r = CliRunner().invoke(cli, ["reconstruct", "bd-hazardvlm", "--demo", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    files = sorted((tmp_path / "data" / "demo").glob("*.parquet"))
+    ds = datasets.load_dataset("parquet", data_files=[str(f) for f in files], split="train")
+    assert len(ds) == 20 and ds[0]["id"] == "BDHV_DEMO_0001"
+    assert ds[0]["image"].size == (192, 108)
+    assert ds.features["primary_hazard_category"].names == list(spec.CATEGORIES)
