@@ -48,7 +48,7 @@ def paste_back(original: Image.Image, edited: Image.Image, mask: np.ndarray) -> 
 
 def round_to_multiple(value: float, multiple: int = 16, minimum: int = 16) -> int:
     """Nearest multiple (diffusion VAEs + 2x2 packing need sides divisible by 16)."""
-    return max(minimum, int(round(value / multiple)) * multiple)
+    return max(minimum, round(value / multiple) * multiple)
 
 
 def working_size(width: int, height: int, *, max_area: int | None = None, multiple: int = 16) -> tuple[int, int]:

@@ -122,7 +122,7 @@ class CompositingEditor:
         flipped = is_side and direction == "left"
         if flipped:
             sprite = sprite[:, ::-1]
-        W, H = image.size
+        H = image.height
         horizon = float(vanishing_point[1]) if vanishing_point is not None else self.horizon_fraction * H
         x0, y0, x1, y1 = mask_bbox(mask)
         box_w, box_h = x1 - x0, y1 - y0
@@ -134,8 +134,8 @@ class CompositingEditor:
             height *= self.far_scale
         aspect = sprite.shape[1] / sprite.shape[0]
         height = min(height, box_h * self.fill, box_w * self.fill / aspect)
-        sh = max(6, int(round(height)))
-        sw = max(4, int(round(sh * aspect)))
+        sh = max(6, round(height))
+        sw = max(4, round(sh * aspect))
         sprite = cv2.resize(np.ascontiguousarray(sprite), (sw, sh), interpolation=cv2.INTER_AREA)
         room = max(0, box_w - sw)
         left = x0 + (room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2)
@@ -157,7 +157,8 @@ def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int) -> 
     py, px = top + pad, left + pad
     under = canvas[py: py + sh, px: px + sw].astype(np.float32)
     alpha = sprite[..., 3:4].astype(np.float32) / 255.0
-    src = (sprite[..., :3].astype(np.float32) * alpha + under * (1 - alpha)).astype(np.uint8)
+    rgb = _ensure_contrast(sprite[..., :3].astype(np.float32), under, alpha[..., 0] > 0.5)
+    src = (rgb * alpha + under * (1 - alpha)).astype(np.uint8)
     clone_mask = cv2.dilate((sprite[..., 3] > 0).astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
     clone_mask[[0, -1], :] = 0
     clone_mask[:, [0, -1]] = 0
@@ -174,3 +175,19 @@ def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int) -> 
     window = blended[py: py + sh, px: px + sw].astype(np.float32)
     blended[py: py + sh, px: px + sw] = np.clip(weight * src + (1 - weight) * window, 0, 255).astype(np.uint8)
     return blended[pad: pad + dst.shape[0], pad: pad + dst.shape[1]]
+
+
+def _ensure_contrast(rgb: np.ndarray, under: np.ndarray, opaque: np.ndarray, minimum: float = 40.0) -> np.ndarray:
+    """Push a sprite's brightness away from the background it covers when the two are too alike.
+
+    A grey cat on grey asphalt would be invisible to a viewer and to the quality check alike; real objects
+    keep contrast through shading, so we darken the sprite on bright ground and lighten it on dark ground.
+    """
+    if not opaque.any():
+        return rgb
+    gap = float(np.abs(rgb[opaque] - under[opaque]).max(axis=1).mean())
+    if gap >= minimum:
+        return rgb
+    if float(under[opaque].mean()) > 127:
+        return rgb * 0.45
+    return rgb + (255.0 - rgb) * 0.55

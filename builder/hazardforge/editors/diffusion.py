@@ -70,7 +70,7 @@ class DiffusionEditor:
             s = self.settings
             try:
                 pipe = cls.from_pretrained(s.model, revision=s.revision, torch_dtype=getattr(torch, s.dtype))
-            except (OSError, ValueError, EnvironmentError) as exc:
+            except (OSError, ValueError) as exc:
                 raise BadInput(f"cannot load {self.pipeline_class} from {s.model!r}: {str(exc).splitlines()[0]}",
                                field="editor model",
                                fix="pass a local diffusers folder or a Hub id reachable from this machine") from None

@@ -73,3 +73,49 @@ def tiny_flux_kontext_inpaint(seed: int = 0) -> Any:
                                       image_encoder=None, feature_extractor=None)
     pipe.set_progress_bar_config(disable=True)
     return pipe
+
+
+def tiny_qwen_image_edit_inpaint(seed: int = 0) -> Any:
+    """QwenImageEditInpaintPipeline with a tiny Qwen2.5-VL text encoder and an image-only processor (no
+    torchvision). Use it with a small `max_area`: the pipeline otherwise works at ~1 MP."""
+    import torch
+    from diffusers import (
+        AutoencoderKLQwenImage,
+        FlowMatchEulerDiscreteScheduler,
+        QwenImageEditInpaintPipeline,
+        QwenImageTransformer2DModel,
+    )
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    from builder.hazardforge.quality.image_only_processor import image_only_processor
+    from builder.hazardforge.quality.tiny import SPECIAL_TOKENS, tiny_qwen_tokenizer
+
+    torch.manual_seed(seed)
+    tok = tiny_qwen_tokenizer()
+    tok.padding_side = "right"
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
+    transformer = QwenImageTransformer2DModel(patch_size=2, in_channels=16, out_channels=4, num_layers=1,
+                                              attention_head_dim=16, num_attention_heads=2, joint_attention_dim=16,
+                                              guidance_embeds=False, axes_dims_rope=(8, 4, 4))
+    vae = AutoencoderKLQwenImage(base_dim=24, z_dim=4, dim_mult=[1, 2, 4], num_res_blocks=1,
+                                 temperal_downsample=[False, True], latents_mean=[0.0] * 4, latents_std=[1.0] * 4)
+    config = Qwen2_5_VLConfig(
+        text_config={"vocab_size": len(tok), "hidden_size": 16, "intermediate_size": 16, "num_hidden_layers": 1,
+                     "num_attention_heads": 2, "num_key_value_heads": 2,
+                     "bos_token_id": None, "eos_token_id": ids["<|im_end|>"],
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [1, 1, 2]}},
+        vision_config={"depth": 1, "hidden_size": 16, "intermediate_size": 16, "num_heads": 2, "out_hidden_size": 16,
+                       "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+    )
+    text_encoder = Qwen2_5_VLForConditionalGeneration(config).eval()
+    image_processor = Qwen2VLImageProcessorPil(patch_size=14, temporal_patch_size=2, merge_size=2,
+                                               min_pixels=28 * 28, max_pixels=56 * 56)
+    processor = image_only_processor(image_processor, tok, family="qwen2_vl")
+    pipe = QwenImageEditInpaintPipeline(scheduler=FlowMatchEulerDiscreteScheduler(), vae=vae.eval(),
+                                        text_encoder=text_encoder, tokenizer=tok, processor=processor,
+                                        transformer=transformer.eval())
+    pipe.set_progress_bar_config(disable=True)
+    return pipe

@@ -1,8 +1,9 @@
-"""A Qwen3-VL processor for images only, that needs no torchvision.
+"""A Qwen-VL processor for images only, that needs no torchvision.
 
 transformers' `Qwen3VLProcessor` insists on a video processor, and every Qwen-VL video processor needs a
 torchvision matching torch (transformers issues #48558, #43986). The checker never sends videos, so this
-subclass drops the video slot and uses the PIL image processor (`Qwen2VLImageProcessorPil`), which produces the
+subclass (of Qwen3VLProcessor or Qwen2VLProcessor) drops the video slot and uses the PIL image processor
+(`Qwen2VLImageProcessorPil`), which produces the
 same pixel patches without torchvision. Used by the tiny test model and as the fallback when
 `AutoProcessor.from_pretrained` fails for want of torchvision.
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 
-def _processor_class() -> type:
-    from transformers import Qwen3VLProcessor
+def _processor_class(family: str) -> type:
+    import transformers
     from transformers.processing_utils import ProcessorMixin
 
-    class ImageOnlyQwen3VLProcessor(Qwen3VLProcessor):
-        """Qwen3VLProcessor without a video processor (images and text only)."""
+    base = {"qwen3_vl": transformers.Qwen3VLProcessor, "qwen2_vl": transformers.Qwen2VLProcessor}[family]
+
+    class ImageOnlyQwenVLProcessor(base):  # type: ignore[misc, valid-type]
+        """A Qwen-VL processor without a video processor (images and text only)."""
 
         def __init__(self, image_processor: Any = None, tokenizer: Any = None, chat_template: str | None = None,
                      **kwargs: Any) -> None:
@@ -32,11 +35,15 @@ def _processor_class() -> type:
                 setattr(self, f"{name}_id", tokenizer.convert_tokens_to_ids(getattr(self, name)))
             ProcessorMixin.__init__(self, image_processor, tokenizer, chat_template=chat_template)
 
-    return ImageOnlyQwen3VLProcessor
+    ImageOnlyQwenVLProcessor.__name__ = f"ImageOnly{base.__name__}"
+    return ImageOnlyQwenVLProcessor
 
 
-def image_only_processor(image_processor: Any, tokenizer: Any, chat_template: str | None = None) -> Any:
-    return _processor_class()(image_processor=image_processor, tokenizer=tokenizer, chat_template=chat_template)
+def image_only_processor(image_processor: Any, tokenizer: Any, chat_template: str | None = None, *,
+                         family: str = "qwen3_vl") -> Any:
+    """`family`: "qwen3_vl" (Qwen3-VL) or "qwen2_vl" (Qwen2-VL / Qwen2.5-VL, e.g. Qwen-Image's text encoder)."""
+    return _processor_class(family)(image_processor=image_processor, tokenizer=tokenizer,
+                                    chat_template=chat_template)
 
 
 def load_image_only_processor(model_id: str, revision: str | None = None, **kwargs: Any) -> Any:

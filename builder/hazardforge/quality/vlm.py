@@ -78,7 +78,8 @@ class VLMChecker:
                                                                     dtype=dtype, device_map=self.device)
             except (OSError, ValueError) as exc:
                 raise BadInput(f"cannot load VLM {self.model_id!r}: {str(exc).splitlines()[0]}",
-                               field="checker model", fix="pass a local model folder or a Hub id you can reach") from None
+                               field="checker model",
+                               fix="pass a local model folder or a Hub id you can reach") from None
             try:
                 processor = AutoProcessor.from_pretrained(self.model_id, revision=self.revision)
             except (ImportError, ValueError, TypeError, AttributeError):
