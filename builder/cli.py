@@ -28,6 +28,12 @@ def demo() -> None:
     click.echo("Available now: `hazardkit score movsafebench` (see `hazardkit score movsafebench --help`).")
 
 
+# Source adapters: `hazardkit sources scan|verify` (builder/sources/cli.py).
+from builder.sources.cli import sources as _sources_group  # noqa: E402
+
+cli.add_command(_sources_group)
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="hazardkit", standalone_mode=True)

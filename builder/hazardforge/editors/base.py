@@ -66,5 +66,5 @@ def mask_image(mask: np.ndarray) -> Image.Image:
 
 def mask_bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1) of the mask's True pixels, end-exclusive."""
-    ys, xs = np.nonzero(mask)
-    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))  # cheaper than nonzero
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1

@@ -7,9 +7,9 @@ For machines without a GPU and for the demo. It reads the same prompts as the di
   45 % of the image height when none is given. "make the object smaller" halves it. It is then shrunk to fit
   the mask's box (the object must stay inside the mask to count as complete).
 - heading: side sprites face right and are flipped for "facing left"; forward/backward use front/back views.
-- blending: cv2.seamlessClone (normal clone) of the sprite alpha-composited over the destination, on a
-  canvas padded with copyMakeBorder so objects touching the image border (intrusion) work; cropped back and
-  pixels outside the mask restored.
+- blending: cv2.seamlessClone (normal clone) of the sprite alpha-composited over the destination, on a local
+  window padded with copyMakeBorder so objects crossing the image border (intrusion) work; written back only
+  under the mask, so pixels outside it are the input's.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from builder.hazardforge.editors.base import check_inputs, mask_bbox, paste_back
+from builder.hazardforge.editors.base import check_inputs, mask_bbox
 from builder.hazardforge.editors.sprites import folder_sprites, load_cutout, procedural_sprite
 from eval_kit.benchmarks.movsafebench import CATEGORIES
 
@@ -141,20 +141,35 @@ class CompositingEditor:
         left = x0 + (room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2)
         top = bottom - sh
         top = max(y0, top)
-        out = _poisson_paste(np.asarray(image), sprite, left, top)
+        out = np.array(image)
+        patch, (bx0, by0, bx1, by1) = _poisson_paste(out, sprite, left, top)
+        region = mask[by0:by1, bx0:bx1]  # pixels outside the mask stay the input's
+        out[by0:by1, bx0:bx1][region] = patch[region]
         placement = Placement(category, direction, is_far, view, flipped, (left, top, left + sw, top + sh),
                               horizon, sprite_name)
-        return paste_back(image, Image.fromarray(out, "RGB"), mask), placement
+        return Image.fromarray(out, "RGB"), placement
 
 
-def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int) -> np.ndarray:
-    """Seamless-clone `sprite` (RGBA) with its top-left at (left, top) into dst, on a padded canvas."""
+def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int,
+                   margin: int = 8) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """Seamless-clone `sprite` (RGBA) with its top-left at (left, top) into dst.
+
+    Works on a local window around the sprite (`margin` pixels), extended past the image border with
+    copyMakeBorder so a sprite that leaves the image (intrusion) still clones. Returns the blended pixels of the
+    part of the window inside the image and that part's box (x0, y0, x1, y1).
+    """
     import cv2
 
+    H, W = dst.shape[:2]
     sh, sw = sprite.shape[:2]
-    pad = max(sh, sw) + 2
-    canvas = cv2.copyMakeBorder(dst, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
-    py, px = top + pad, left + pad
+    wx0, wy0, wx1, wy1 = left - margin, top - margin, left + sw + margin, top + sh + margin
+    ix0, iy0, ix1, iy1 = max(0, wx0), max(0, wy0), min(W, wx1), min(H, wy1)
+    pads = (iy0 - wy0, wy1 - iy1, ix0 - wx0, wx1 - ix1)  # top, bottom, left, right
+    local = dst[iy0:iy1, ix0:ix1]
+    mode = cv2.BORDER_REFLECT_101 if max(pads[:2]) < local.shape[0] and max(pads[2:]) < local.shape[1] \
+        else cv2.BORDER_REPLICATE
+    canvas = cv2.copyMakeBorder(local, *pads, mode) if any(pads) else local.copy()
+    py = px = margin
     under = canvas[py: py + sh, px: px + sw].astype(np.float32)
     alpha = sprite[..., 3:4].astype(np.float32) / 255.0
     rgb = _ensure_contrast(sprite[..., :3].astype(np.float32), under, alpha[..., 0] > 0.5)
@@ -170,11 +185,12 @@ def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int) -> 
     # OpenCV's solver lets a flat-colour interior drift towards the surroundings (objects wash out and thin
     # parts such as legs vanish), so the sprite keeps its own colours where it is opaque and the Poisson
     # result is used on its soft fringe, where it hides the cut-out edge.
-    alpha = cv2.GaussianBlur((sprite[..., 3] > 127).astype(np.float32), (3, 3), 0)
-    weight = cv2.erode(alpha, np.ones((2, 2), np.uint8))[..., None]
+    soft = cv2.GaussianBlur((sprite[..., 3] > 127).astype(np.float32), (3, 3), 0)
+    weight = cv2.erode(soft, np.ones((2, 2), np.uint8))[..., None]
     window = blended[py: py + sh, px: px + sw].astype(np.float32)
     blended[py: py + sh, px: px + sw] = np.clip(weight * src + (1 - weight) * window, 0, 255).astype(np.uint8)
-    return blended[pad: pad + dst.shape[0], pad: pad + dst.shape[1]]
+    inside = blended[pads[0]: pads[0] + (iy1 - iy0), pads[2]: pads[2] + (ix1 - ix0)]
+    return inside, (ix0, iy0, ix1, iy1)
 
 
 def _ensure_contrast(rgb: np.ndarray, under: np.ndarray, opaque: np.ndarray, minimum: float = 40.0) -> np.ndarray:

@@ -74,10 +74,10 @@ def parse_direction(text: str) -> str | None:
 
 def crop_box(mask: np.ndarray, margin: float = 0.0) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1) of the mask's box grown by `margin` x its size on each side, clipped to the image."""
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows) == 0:
         raise ValueError("mask is empty")
-    x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+    x0, x1, y0, y1 = int(cols[0]), int(cols[-1]) + 1, int(rows[0]), int(rows[-1]) + 1
     dx, dy = int((x1 - x0) * margin), int((y1 - y0) * margin)
     h, w = mask.shape
     return max(0, x0 - dx), max(0, y0 - dy), min(w, x1 + dx), min(h, y1 + dy)

@@ -39,8 +39,8 @@ class HeuristicChecker:
 
         box = crop_box(mask)
         x0, y0, x1, y1 = box
-        a = np.asarray(input_image.convert("RGB"), dtype=np.int16)[y0:y1, x0:x1]
-        b = np.asarray(output_image.convert("RGB"), dtype=np.int16)[y0:y1, x0:x1]
+        a = np.asarray(input_image.crop(box).convert("RGB"), dtype=np.int16)  # crop first: 1600x900 is large
+        b = np.asarray(output_image.crop(box).convert("RGB"), dtype=np.int16)
         changed = (np.abs(a - b).max(axis=2) > self.diff_threshold) & mask[y0:y1, x0:x1]
         changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
