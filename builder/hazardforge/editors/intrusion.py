@@ -10,6 +10,7 @@ border; we read it as a typo for the border-straddling mask, the one figure 3 sh
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -88,13 +89,28 @@ def pad_canvas(image: Image.Image, r: int, side: Side) -> Image.Image:
     return Image.fromarray(padded, "RGB")
 
 
+@dataclass(frozen=True)
+class IntrusionResult:
+    """The cropped H x W image, the object mask in final coordinates, and the padded pair the paper's quality
+    check looks at (I'_in after outpainting, I_pad after inpainting, m_pad), plus JSON-ready `info`."""
+
+    image: Image.Image
+    mask: np.ndarray
+    padded_input: Image.Image
+    padded_output: Image.Image
+    padded_mask: np.ndarray
+    info: dict[str, Any]
+
+    def __iter__(self) -> Iterator[Any]:  # `image, mask, info = intrusion_edit(...)` reads naturally
+        return iter((self.image, self.mask, self.info))
+
+
 def intrusion_edit(editor: Editor, image: Image.Image, *, side: Side, r: int, half_width: int, prompt: str,
                    seed: int, outpaint: bool = True, outpaint_prompt: str = DEFAULT_OUTPAINT_PROMPT,
-                   rows: tuple[int, int] | None = None,
-                   **edit_kwargs: Any) -> tuple[Image.Image, np.ndarray, dict[str, Any]]:
-    """Outpaint -> inpaint -> crop. Returns (H x W image, the object mask in final coordinates, info).
+                   rows: tuple[int, int] | None = None, **edit_kwargs: Any) -> IntrusionResult:
+    """Outpaint -> inpaint -> crop (see IntrusionResult).
 
-    `info` records the geometry and both masks' boxes for provenance. `edit_kwargs` go to the inpaint step
+    `info` records the geometry and the mask's columns for provenance. `edit_kwargs` go to the inpaint step
     (e.g. `vanishing_point=` for the compositing editor, given in original-image coordinates and shifted here).
     """
     geo = IntrusionGeometry(image.width, image.height, r, side)
@@ -111,4 +127,4 @@ def intrusion_edit(editor: Editor, image: Image.Image, *, side: Side, r: int, ha
     info = {"side": side, "r": r, "l": half_width, "padded_size": list(geo.padded_size), "outpaint": outpaint,
             "outpaint_prompt": outpaint_prompt if outpaint else None,
             "mask_pad_x": [max(0, geo.border_x() - half_width), min(geo.padded_size[0], geo.border_x() + half_width)]}
-    return out, final_mask, info
+    return IntrusionResult(out, final_mask, canvas, edited, m_pad, info)
