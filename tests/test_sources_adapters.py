@@ -120,3 +120,18 @@ def test_folder_index_bad_rows(tmp_path: Path, row: dict, match: str) -> None:
     (tmp_path / "index.jsonl").write_text(json.dumps(row) + "\n")
     with pytest.raises(BadInput, match=match):
         folder.scan(tmp_path / "index.jsonl")
+
+
+def test_drivebench_duplicate_frames(tmp_path: Path) -> None:
+    root = tmp_path / "nuscenes"
+    _jpg(root / "samples/CAM_FRONT/a.jpg")
+    _jpg(root / "samples/CAM_FRONT/b.jpg")
+    base = {"scene_token": "s", "question_type": "behavior", "question": OPTIONS,
+            "image_path": {"CAM_FRONT": "samples/CAM_FRONT/a.jpg"}}
+    records = [{**base, "frame_token": "same", "answer": "A"}, {**base, "frame_token": "same", "answer": "A"},
+               {**base, "frame_token": "clash", "answer": "A"}, {**base, "frame_token": "clash", "answer": "C"}]
+    q = tmp_path / "q.jsonl"
+    q.write_text("".join(json.dumps(r) + "\n" for r in records))  # JSON Lines form
+    result = drivebench.scan(q, root)
+    assert [r.extra["frame_token"] for r in result.records] == ["same"]
+    assert ["disagreeing" in s.reason for s in result.skipped] == [True]

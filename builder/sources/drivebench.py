@@ -92,6 +92,7 @@ def scan(questions: str | Path, nuscenes_root: str | Path, *, check_images: bool
     root = Path(nuscenes_root)
     result = ScanResult()
     by_frame: dict[str, SourceRecord] = {}
+    conflicted: set[str] = set()
     for where, rec in _load_questions(questions):
         if not isinstance(rec, dict):
             result.skipped.append(Skipped(where, "not a JSON object"))
@@ -134,10 +135,10 @@ def scan(questions: str | Path, nuscenes_root: str | Path, *, check_images: bool
         )
         if frame in by_frame:
             if by_frame[frame].gt_action != direction:
+                conflicted.add(frame)
                 result.skipped.append(Skipped(where, f"frame {frame} has disagreeing behaviour answers"))
             continue
         by_frame[frame] = record
         result.records.append(record)
-    conflicted = {s.reason.split()[1] for s in result.skipped if "disagreeing" in s.reason}
     result.records = [r for r in result.records if r.extra["frame_token"] not in conflicted]
     return result
