@@ -77,3 +77,17 @@ def test_provenance_and_unknown_model() -> None:
         VLMChecker("/nonexistent/vlm", device="cpu").ask([[{"role": "user", "content": "hi"}]])
     with pytest.raises(ValueError, match="both"):
         VLMChecker(model=object())
+
+
+def test_loads_from_a_model_folder_without_torchvision(tiny, tmp_path) -> None:
+    """The real loading path: from_pretrained on a saved folder; AutoProcessor cannot build a Qwen-VL
+    processor without torchvision, so the checker falls back to the image-only processor, same answers."""
+    model, processor = tiny
+    model.save_pretrained(tmp_path)
+    processor.save_pretrained(tmp_path)
+    item = _items(1)[0]
+    loaded = VLMChecker(str(tmp_path), device="cpu", dtype="float32", max_new_tokens=5)
+    got = loaded.check(*item)
+    want = VLMChecker("tiny", model=model, processor=processor, max_new_tokens=5).check(*item)
+    assert got.raw == want.raw
+    assert hasattr(loaded._processor, "image_processor") and loaded._processor.tokenizer.padding_side == "left"

@@ -83,7 +83,8 @@ class VLMChecker:
             try:
                 processor = AutoProcessor.from_pretrained(self.model_id, revision=self.revision)
             except (ImportError, ValueError, TypeError, AttributeError):
-                # Qwen-VL video processors need torchvision; the checker sends images only.
+                processor = None  # Qwen-VL video processors need torchvision; the checker sends images only
+            if processor is None or not hasattr(processor, "image_processor"):  # got a bare tokenizer, or nothing
                 from builder.hazardforge.quality.image_only_processor import load_image_only_processor
 
                 processor = load_image_only_processor(self.model_id, self.revision)
