@@ -107,3 +107,12 @@ def test_working_size_and_unknown_model() -> None:
     img = Image.new("RGB", (32, 32))
     with pytest.raises(BadInput, match="cannot load FluxFillPipeline"):
         editor.edit(img, np.ones((32, 32), bool), PROMPT, 0)
+
+
+def test_flux_fill_loads_from_a_pipeline_folder(flux_fill: FluxFillEditor, image_and_mask, tmp_path) -> None:
+    """The real loading path (from_pretrained with revision/dtype/device) gives the in-memory pipeline's pixels."""
+    img, mask = image_and_mask
+    flux_fill._load().save_pretrained(tmp_path)
+    loaded = FluxFillEditor(str(tmp_path), device="cpu", dtype="float32", steps=2)
+    assert np.array_equal(np.asarray(loaded.edit(img, mask, PROMPT, seed=4)),
+                          np.asarray(flux_fill.edit(img, mask, PROMPT, seed=4)))
