@@ -91,3 +91,24 @@ def test_loads_from_a_model_folder_without_torchvision(tiny, tmp_path) -> None:
     want = VLMChecker("tiny", model=model, processor=processor, max_new_tokens=5).check(*item)
     assert got.raw == want.raw
     assert hasattr(loaded._processor, "image_processor") and loaded._processor.tokenizer.padding_side == "left"
+
+
+def test_tiny_diffusion_editor_with_tiny_vlm_checker(tiny) -> None:
+    """Edit -> VLM check -> retry, all on tiny real-class models: a random VLM never says "complete", so every
+    attempt is rejected, each with its own derived seed, distinct pixels and the raw answers recorded."""
+    from builder.hazardforge.editors import FluxFillEditor
+    from builder.hazardforge.editors.tiny import tiny_flux_fill
+    from builder.hazardforge.quality.retry import derive_seed, edit_until_accepted, plain_attempt
+
+    model, processor = tiny
+    img = Image.fromarray(np.random.default_rng(1).integers(0, 255, (48, 64, 3), dtype=np.uint8))
+    mask = np.zeros((48, 64), bool)
+    mask[8:40, 16:48] = True
+    editor = FluxFillEditor("tiny", device="cpu", dtype="float32", steps=2, pipeline=tiny_flux_fill())
+    checker = VLMChecker("tiny", model=model, processor=processor, max_new_tokens=4)
+    result = edit_until_accepted(plain_attempt(editor, img, mask, "Render a cat, facing right."), checker,
+                                 "right", seed=5, max_retries=1)
+    assert not result.accepted and [a["seed"] for a in result.attempts] == [5, derive_seed(5, 1)]
+    for a in result.attempts:
+        assert set(a["verdict"]["raw"]) == {"completeness_answer", "direction_answer"}
+        assert a["verdict"]["accepted"] is False and a["edit_s"] >= 0
