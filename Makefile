@@ -9,7 +9,8 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e ".[dev,builder,ray]"
+	$(PIP) install torch==2.13.0  # the CPU build first, or pip pulls a multi-GB CUDA torch (tests use tiny models)
+	$(PIP) install -e ".[dev,builder,models,ray]"
 	$(PIP) install --no-deps "bddl==3.6.0"  # SafeRelBench's BDDL parser; --no-deps skips nltk/jupytext/pytest
 	touch $@
 

@@ -128,6 +128,10 @@ def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, so
                        path=manifest, fix="fix the files, or pass --allow-missing for an incomplete build")
     click.echo(f"INCOMPLETE: reconstructed {report.reconstructed}/{report.expected} images: {report.parquet} "
                f"(marked complete=false; report: {report_path})", err=True)
+# Source adapters: `hazardkit sources scan|verify` (builder/sources/cli.py).
+from builder.sources.cli import sources as _sources_group  # noqa: E402
+
+cli.add_command(_sources_group)
 
 
 def main(argv: list[str] | None = None) -> int:
