@@ -9,8 +9,9 @@ import pytest
 from PIL import Image
 
 from builder.hazardforge.editors import CompositingEditor, Editor, intrusion_edit
-from builder.hazardforge.editors.compositor import REAL_HEIGHT_M, _parse_prompt
+from builder.hazardforge.editors.compositor import REAL_HEIGHT_M
 from builder.hazardforge.editors.sprites import procedural_sprite
+from builder.hazardforge.prompts import parse_prompt
 from builder.hazardforge.quality import HeuristicChecker
 from eval_kit.benchmarks.movsafebench import CATEGORIES, STATIC_ONLY_CATEGORIES
 
@@ -123,12 +124,12 @@ def test_user_cutouts(tmp_path: Path) -> None:
                                     "Render a dog, facing up.", ""])
 def test_bad_prompts(prompt: str) -> None:
     with pytest.raises(ValueError, match="prompt"):
-        _parse_prompt(prompt)
+        parse_prompt(prompt)
 
 
 def test_prompt_forms() -> None:
-    assert _parse_prompt("Render a human, facing backward.") == ("human", "backward", False)
-    assert _parse_prompt("Render a deer, facing left, make the object smaller.") == ("deer", "left", True)
+    assert parse_prompt("Render a human, facing backward.") == ("human", "backward", False)
+    assert parse_prompt("Render a deer, facing left, make the object smaller.") == ("deer", "left", True)
 
 
 def test_bad_masks() -> None:
@@ -137,3 +138,17 @@ def test_bad_masks() -> None:
         editor.edit(img, np.zeros((H, W), bool), "Render a dog, facing left.", 0)
     with pytest.raises(ValueError, match="does not match"):
         editor.edit(img, np.ones((10, 10), bool), "Render a dog, facing left.", 0)
+
+
+def test_far_object_in_a_thin_distance_band_does_not_crash() -> None:
+    """A far object a few pixels tall (distance band around the vanishing point) once made seamlessClone assert."""
+    from builder.hazardforge.editors.compositor import CompositingEditor
+    from builder.sources.synthetic import render_scene
+
+    scene = render_scene("road", 3)
+    mask = np.zeros((scene.image.height, scene.image.width), dtype=bool)
+    mask[365:455, 534:1067] = True
+    out = CompositingEditor().edit(scene.image, mask, "Render a fox, facing forward, make the object smaller.", 1,
+                                   vanishing_point=scene.vanishing_point)
+    changed = np.any(np.asarray(out) != np.asarray(scene.image), axis=2)
+    assert changed.any() and not changed[~mask].any()

@@ -197,3 +197,9 @@ def synthetic_command(folder: Path, n: int, seed: int, kinds: tuple[str, ...], w
 
     path = write_synthetic_sources(folder, n, kinds=kinds or KINDS, seed=seed, width=width, height=height)
     click.echo(f"wrote {n} scenes and {path}")
+
+
+from builder.hazardforge.run_commands import run_command, status_command  # noqa: E402
+
+forge.add_command(run_command)
+forge.add_command(status_command)

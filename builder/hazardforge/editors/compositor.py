@@ -15,7 +15,6 @@ For machines without a GPU and for the demo. It reads the same prompts as the di
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from PIL import Image
 
 from builder.hazardforge.editors.base import check_inputs, mask_bbox
 from builder.hazardforge.editors.sprites import folder_sprites, load_cutout, procedural_sprite
-from eval_kit.benchmarks.movsafebench import CATEGORIES
+from builder.hazardforge.prompts import parse_prompt
 
 COMPOSITOR_VERSION = "1"
 DIRECTIONS = ("left", "right", "forward", "backward")
@@ -34,20 +33,6 @@ REAL_HEIGHT_M: dict[str, float] = {
     "human": 1.7, "motorcycle": 1.2, "bicycle": 1.1, "cone": 0.7, "rocks": 0.4, "debris": 0.3,
     "roadkill": 0.25, "dog": 0.6, "cat": 0.3, "deer": 1.3, "fox": 0.45, "pig": 0.7, "raccoon": 0.35,
 }
-
-# TODO(integration): use builder.hazardforge.prompts.parse_prompt
-_PROMPT = re.compile(r"^Render an? (?P<category>[a-z_ ]+?), facing (?P<direction>left|right|forward|backward)"
-                     r"(?P<far>, make the object smaller)?\.$")
-
-
-def _parse_prompt(text: str) -> tuple[str, str, bool]:
-    """(category, direction, is_far) from a HazardForge prompt; ValueError on anything else."""
-    match = _PROMPT.match(text.strip())
-    if not match or match.group("category") not in CATEGORIES:
-        raise ValueError(f"prompt {text!r} is not 'Render a <category>, facing <left|right|forward|backward>.' "
-                         f"with a category among {', '.join(CATEGORIES)}")
-    return match.group("category"), match.group("direction"), match.group("far") is not None
-
 
 @dataclass(frozen=True)
 class Placement:
@@ -115,7 +100,7 @@ class CompositingEditor:
         import cv2
 
         mask = check_inputs(image, mask)
-        category, direction, is_far = _parse_prompt(prompt)
+        category, direction, is_far = parse_prompt(prompt)
         rng = np.random.default_rng(seed)
         view = {"left": "side", "right": "side", "forward": "front", "backward": "back"}[direction]
         sprite, sprite_name, is_side = self._sprite(category, view, seed)
@@ -180,8 +165,13 @@ def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int,
     ys, xs = np.nonzero(clone_mask)
     # seamlessClone centres the mask's bounding box at `center`
     center = (px + (int(xs.min()) + int(xs.max()) + 1) // 2, py + (int(ys.min()) + int(ys.max()) + 1) // 2)
-    blended = cv2.seamlessClone(np.ascontiguousarray(src), np.ascontiguousarray(canvas), clone_mask, center,
-                                cv2.NORMAL_CLONE)
+    try:
+        blended = cv2.seamlessClone(np.ascontiguousarray(src), np.ascontiguousarray(canvas), clone_mask, center,
+                                    cv2.NORMAL_CLONE)
+    except cv2.error:
+        # OpenCV 5 asserts on some very small masks (a far object a few pixels tall): alpha-blend those instead
+        blended = canvas.copy()
+        blended[py: py + sh, px: px + sw] = src
     # OpenCV's solver lets a flat-colour interior drift towards the surroundings (objects wash out and thin
     # parts such as legs vanish), so the sprite keeps its own colours where it is opaque and the Poisson
     # result is used on its soft fringe, where it hides the cut-out edge.
