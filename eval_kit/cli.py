@@ -66,6 +66,12 @@ def _register() -> None:
 
     score.add_command(score_movsafebench, "movsafebench")
 
+    from eval_kit.commands.eval_run import eval_command
+    from eval_kit.commands.eval_score import score_run_command
+
+    cli.add_command(eval_command, "eval")
+    score.add_command(score_run_command, "run")
+
 
 _register()
 
