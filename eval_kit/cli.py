@@ -72,6 +72,14 @@ def _register() -> None:
     cli.add_command(eval_command, "eval")
     score.add_command(score_run_command, "run")
 
+    from eval_kit.commands.validate_submission import validate_command
+
+    cli.add_command(validate_command, "validate")
+
+    from eval_kit.commands.leaderboard_cmd import leaderboard
+
+    cli.add_command(leaderboard, "leaderboard")
+
 
 _register()
 
