@@ -37,7 +37,8 @@ def add(results: tuple[Path, ...], table: Path, model: str | None, run_name: str
         try:
             obj = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
-            raise BadInput(f"not a JSON file ({exc})", path=path, fix="save `hazardkit score ... --json` output") from None
+            raise BadInput(f"not a JSON file ({exc})", path=path,
+                           fix="save `hazardkit score ... --json` output") from None
         rows.append(result_row(obj, source=str(path), model=model, run=run_name))
     added, replaced = add_results(table, rows)
     click.echo(f"{table}: {added} added, {replaced} replaced")

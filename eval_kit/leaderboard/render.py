@@ -138,22 +138,24 @@ def markdown(sections: list[dict[str, Any]]) -> str:
     for s in sections:
         board = s["board"]
         lines += [f"## {board.title}", ""] + ([board.note, ""] if board.note else [])
-        lines += table(s["head"], s["rows"]) + [""]
+        lines += [*table(s["head"], s["rows"]), ""]
         for b in s["breakdowns"]:
-            lines += [f"### {b['title']}", ""] + table(b["head"], b["rows"]) + [""]
+            lines += [f"### {b['title']}", "", *table(b["head"], b["rows"]), ""]
         if s["matrix"]:
             lines += ["### Pairwise significance (Holm-adjusted exact McNemar p; * < 0.05; "
                       "(row right & column wrong / row wrong & column right))", ""]
-            lines += table(*_matrix_cells(s["matrix"])) + [""]
+            lines += [*table(*_matrix_cells(s["matrix"])), ""]
         for p in s["plots"]:
             lines += [f"![{p['title']}]({p['file']})", ""]
     return "\n".join(lines)
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:0.5em 0 1.5em}
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
 th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
-.sig{background:#ffe9a8}td.t{text-align:left}img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}"""
+.sig{background:#ffe9a8}td.t{text-align:left}
+img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}"""
 
 _JS = """function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),
 b=t.tBodies[0],asc=th.dataset.dir!=='asc';const key=c=>{const v=c.children[i].dataset.v??c.children[i].textContent;

@@ -108,7 +108,8 @@ def _reject_constant(name: str):
     raise _NonFinite(name)
 
 
-def check_predictions(checker: SubmissionChecker, path: Path, reference_ids: set[str] | None) -> tuple[list[Problem], int]:
+def check_predictions(checker: SubmissionChecker, path: Path,
+                      reference_ids: set[str] | None) -> tuple[list[Problem], int]:
     """(problems, number of prediction lines read) for a predictions file."""
     p = str(path)
     objects, problems = scan_jsonl(path)
