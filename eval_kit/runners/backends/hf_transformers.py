@@ -43,11 +43,15 @@ class TransformersBackend(Backend):
         return fill_images(sample.messages, sample.images,
                            lambda img: {"type": "image", "image": limit_pixels(img, self.max_pixels)})
 
-    def generate(self, samples: Sequence[Sample]) -> list[str]:
-        inputs = self.processor.apply_chat_template(
+    def inputs(self, samples: Sequence[Sample]):
+        """The batch as model inputs: chat template applied, images capped, left-padded."""
+        return self.processor.apply_chat_template(
             [self.conversation(s) for s in samples], tokenize=True, add_generation_prompt=True,
-            return_dict=True, return_tensors="pt", padding=True,
+            return_dict=True, return_tensors="pt", processor_kwargs={"padding": True},
         ).to(self.device)
+
+    def generate(self, samples: Sequence[Sample]) -> list[str]:
+        inputs = self.inputs(samples)
         with self.torch.inference_mode():
             out = self.model.generate(**inputs, do_sample=False, max_new_tokens=self.max_new_tokens)
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
