@@ -43,15 +43,19 @@ def _schema_problems(schema: str, obj: Any, path: str, line: int | None) -> list
     if not errors:
         return []
     by_field: dict[str, list] = {}
+    if any(err.validator == "anyOf" and not err.absolute_path for err in errors):
+        errors = [e for e in errors if not (e.validator == "anyOf" and not e.absolute_path)]
+        errors = [e for e in errors if e.absolute_path]  # the anyOf is reported once, in plain words
+        by_field["(answer)"] = []
     for err in errors:
         by_field.setdefault("/".join(str(p) for p in err.absolute_path) or "(object)", []).append(err)
     problems = []
     for field, errs in by_field.items():
-        best = jsonschema.exceptions.best_match(errs)
-        if best.validator == "anyOf" and field == "(object)":
+        if field == "(answer)":
             problems.append(Problem(path, "no answer: needs a string 'prediction' (label) or 'response' (raw text)",
                                     line, "prediction", fix='e.g. {"id": "...", "prediction": "left"}'))
             continue
+        best = jsonschema.exceptions.best_match(errs)
         problems.append(Problem(path, best.message, line, field))
     return problems
 
@@ -88,7 +92,7 @@ def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Probl
             continue
         except json.JSONDecodeError as exc:
             torn = number == last_number and not data.endswith(b"\n")
-            message = (f"truncated last line ({exc.msg})" if torn and exc.pos >= len(text.rstrip()) - 1
+            message = (f"truncated last line: no newline at the end and incomplete JSON ({exc.msg})" if torn
                        else f"malformed JSON ({exc.msg} at column {exc.colno})")
             problems.append(Problem(p, message, number, fix="each line must be one complete JSON object"))
             continue
