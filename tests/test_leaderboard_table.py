@@ -89,6 +89,7 @@ def test_holm_adjustment_over_all_pairs():
     p1, p2, p3 = (x[0] for x in raw)
     assert matrix["pairs"][raw[0][1]]["p_holm"] == pytest.approx(min(1, 3 * p1))
     assert matrix["pairs"][raw[1][1]]["p_holm"] == pytest.approx(min(1, max(3 * p1, 2 * p2)))
+    assert matrix["pairs"][raw[2][1]]["p_holm"] == pytest.approx(min(1, max(3 * p1, 2 * p2, p3)))
     assert matrix["pairs"][("good", "bad")]["significant"] and not matrix["pairs"][("good", "also_good")]["significant"]
     assert matrix["pairs"][("bad", "good")]["wins"] == matrix["pairs"][("good", "bad")]["losses"]
 

@@ -90,7 +90,7 @@ def test_random_baseline_is_seeded_per_sample(tmp_path, jsonl_data):
     b = harness.run(task, BaselineBackend("random", task, seed=1), tmp_path / "b", model="random", batch_size=3,
                     progress=False)
     c = harness.run(task, BaselineBackend("random", task, seed=2), tmp_path / "c", model="random", progress=False)
-    assert a.generated == b.generated == 40
+    assert a.generated == b.generated == c.generated == 40
     assert (tmp_path / "a/raw.jsonl").read_bytes() == (tmp_path / "b/raw.jsonl").read_bytes()
     preds_a = [json.loads(x)["prediction"] for x in (tmp_path / "a/raw.jsonl").read_text().splitlines()]
     preds_c = [json.loads(x)["prediction"] for x in (tmp_path / "c/raw.jsonl").read_text().splitlines()]
@@ -134,13 +134,15 @@ def test_torn_last_line_is_cut_and_redone(tmp_path, jsonl_data):
 
 
 def test_corrupt_line_in_the_middle_is_bad_input(tmp_path, jsonl_data):
-    task = registry.make_task("movsafebench", data=jsonl_data)
-    harness.run(task, Echo(), tmp_path / "u", model="echo", limit=5, progress=False)
+    args = ["eval", "movsafebench", "-m", "random", "-b", "baseline", "--data", jsonl_data, "--out", tmp_path / "u",
+            "--no-progress"]
+    assert hk(*args, "--limit", "5")[0] == 0
     lines = (tmp_path / "u/raw.jsonl").read_text().splitlines()
     lines[1] = "{garbage"
     (tmp_path / "u/raw.jsonl").write_text("\n".join(lines) + "\n")
-    code, text = hk("eval", "movsafebench", "-m", "x", "-b", "baseline", "--data", jsonl_data, "--out", tmp_path / "u")
-    assert code == 2  # the run folder belongs to another model
+    code, text = hk(*args)
+    assert code == 2 and "line 2: corrupt raw log line" in text and "Traceback" not in text
+    assert (tmp_path / "u/raw.jsonl").read_text().splitlines()[1] == "{garbage"  # left for the user to inspect
     with pytest.raises(Exception, match="corrupt raw log line"):
         RawLog(tmp_path / "u/raw.jsonl")
 
@@ -168,8 +170,9 @@ def test_text_only_control_withholds_the_image(tmp_path, jsonl_data):
     assert {r["key"] for r in img}.isdisjoint({r["key"] for r in txt})
     assert json.loads((tmp_path / "txt/metadata.json").read_text())["text_only"] is True
     code, text = hk("score", "run", tmp_path / "img", "--json")
-    assert json.loads(text)["accuracy"] == 1.0  # Echo reads the answer off the image
+    assert code == 0 and json.loads(text)["accuracy"] == 1.0  # Echo reads the answer off the image
     code, text = hk("score", "run", tmp_path / "txt", "--json")
+    assert code == 0
     result = json.loads(text)
     assert result["accuracy"] == 0.0 and result["model"] == "echo (text-only)" and result["text_only"]
 

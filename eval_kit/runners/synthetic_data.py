@@ -59,7 +59,8 @@ def write_jsonl(folder: Path, n: int, seed: int = 0) -> Path:
     return path
 
 
-def write_parquet_folder(folder: Path, n: int, seed: int = 0, config: str = "demo") -> Path:
+def write_parquet_folder(folder: Path, n: int, seed: int = 0, config: str = "demo",
+                         size: tuple[int, int] = (96, 54)) -> Path:
     """A dataset folder laid out as `datasets` publishes it: folder/data/<config>/test-00000-of-00001.parquet.
 
     Written with pyarrow directly (importing `datasets` costs seconds), with the same `huggingface`
@@ -74,7 +75,7 @@ def write_parquet_folder(folder: Path, n: int, seed: int = 0, config: str = "dem
     labels = {"answer": spec.ANSWERS, "scenario": spec.SCENARIOS, "category": spec.CATEGORIES,
               "source_benchmark": spec.SOURCE_BENCHMARKS, "agent": spec.AGENTS}
     columns: dict[str, Any] = {"id": pa.array([r["id"] for r in picked])}
-    columns["image"] = pa.array([{"bytes": png(r["answer"]), "path": None} for r in picked],
+    columns["image"] = pa.array([{"bytes": png(r["answer"], size), "path": None} for r in picked],
                                 type=pa.struct([("bytes", pa.binary()), ("path", pa.string())]))
     columns["question"] = pa.array([r["question"] for r in picked])
     for name, space in labels.items():
