@@ -49,7 +49,7 @@ def _plot(path: Path, title: str, labels: list[str], results: list[dict[str, Any
     import numpy as np
 
     width = 0.8 / max(1, len(labels))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(columns) * max(1, len(labels)) ** 0.5 + 2), 3.6), dpi=100)
+    fig, ax = plt.subplots(figsize=(min(13.0, max(8.0, 2.5 + 0.8 * len(columns))), 3.8), dpi=100)
     x = np.arange(len(columns))
     for i, (label, res) in enumerate(zip(labels, results, strict=True)):
         values = [100 * (res.get(key) or {}).get(c, np.nan) for c in columns]
@@ -59,7 +59,7 @@ def _plot(path: Path, title: str, labels: list[str], results: list[dict[str, Any
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(fontsize=7, ncols=min(4, len(labels)), loc="upper right")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)  # outside: bars stay visible
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -154,7 +154,7 @@ _CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
 th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
-.sig{background:#ffe9a8}td.t{text-align:left}
+.sig{background:#ffe9a8}td.t,th{text-align:left}
 img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}"""
 
 _JS = """function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),

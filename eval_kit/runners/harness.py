@@ -108,7 +108,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     if batch_size < 1:
         raise BadInput("batch size must be >= 1", field="--batch-size")
     identity = run_identity(task, backend, model, text_only, revision)
-    _check_run_file(out, identity, str(task.data) if task.data is not None else None)
+    _check_run_file(out, identity, str(task.data.resolve()) if task.data is not None else None)
     log = RawLog(out / RAW_LOG)
     settings = backend.settings()
     total = task.count(limit=limit)
