@@ -238,3 +238,47 @@ def test_image_rows_without_image_are_bad_input(tmp_path):
     code, text = hk("eval", "movsafebench", "-m", "random", "-b", "baseline", "--data", path, "--out",
                     tmp_path / "o2", "--text-only", "--no-progress")
     assert code == 0, text
+
+
+def test_duplicate_ids_in_the_dataset_are_bad_input(tmp_path, jsonl_data):
+    lines = jsonl_data.read_text().splitlines()
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text("\n".join([*lines[:3], lines[1]]) + "\n")
+    (tmp_path / "images").symlink_to(jsonl_data.parent / "images")
+    code, text = hk("eval", "movsafebench", "-m", "random", "-b", "baseline", "--data", dup, "--out", tmp_path / "o",
+                    "--no-progress")
+    assert code == 2 and "duplicate sample id" in text
+
+
+def test_progress_bar_shows_throughput_and_eta():
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=150, color_system=None)
+    with harness._progress(True, 100, console=console) as bar:
+        job = bar.add_task("movsafebench / m", total=100)
+        bar.advance(job, 40)
+        bar.refresh()
+    text = buffer.getvalue()
+    assert "40/100" in text and "samples/s" in text and "ETA" in text
+
+
+def test_score_run_reparses_the_raw_log(tmp_path, jsonl_data):
+    """After a parser change, `score run` trusts the raw responses, not the predictions parsed at run time."""
+    out = tmp_path / "r"
+    assert hk("eval", "movsafebench", "-m", "fixed:right", "-b", "baseline", "--data", jsonl_data, "--out", out,
+              "--no-progress")[0] == 0
+    records = [json.loads(x) for x in (out / "raw.jsonl").read_text().splitlines()]
+    for r in records:
+        r["prediction"] = "left"  # what an older, buggy parser might have logged
+    (out / "raw.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, text = hk("score", "run", out, "--json")
+    assert code == 0
+    result = json.loads(text)
+    assert result["confusion_matrix"]["matrix"][0][2] > 0 and all(row[0] == 0 for row in
+                                                                  result["confusion_matrix"]["matrix"])
+    preds = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert {p["prediction"] for p in preds} == {"right"}
+    assert json.loads((out / "scores.json").read_text())["accuracy"] == result["accuracy"]

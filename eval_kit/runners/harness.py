@@ -74,7 +74,7 @@ def _batches(samples: Iterator[Sample], size: int) -> Iterator[list[Sample]]:
         yield batch
 
 
-def _progress(enabled: bool, total: int | None):
+def _progress(enabled: bool, total: int | None, console=None):
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -93,7 +93,7 @@ def _progress(enabled: bool, total: int | None):
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Throughput(),
                     TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(), disable=not enabled,
-                    transient=False)
+                    transient=False, console=console)
 
 
 def repair_messages(sample: Sample, response: str, retry: list[Message]) -> Sample:
