@@ -282,3 +282,35 @@ def test_score_run_reparses_the_raw_log(tmp_path, jsonl_data):
     preds = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert {p["prediction"] for p in preds} == {"right"}
     assert json.loads((out / "scores.json").read_text())["accuracy"] == result["accuracy"]
+
+
+class VariantTask(MovSafeBenchTask):
+    """MovSafeBench with two prompt variants, the way SafeRelBench's variants plug into the runner."""
+
+    name = "variant_demo"
+
+    def samples(self, *, limit=None, text_only=False):
+        for s in super().samples(limit=limit, text_only=text_only):
+            if self.variant == "cot":
+                s.messages[0]["content"][-1]["text"] += " Think step by step."
+            s.variant = self.variant
+            yield s
+
+
+def test_prompt_variants_go_through_the_registry(tmp_path, jsonl_data, monkeypatch):
+    from eval_kit.runners.movsafebench_task import score_run
+
+    monkeypatch.setitem(registry.TASKS, "variant_demo",
+                        registry.TaskEntry("variant_demo", VariantTask, score_run, variants=("plain", "cot")))
+    base = ["eval", "variant_demo", "-m", "fixed:left", "-b", "baseline", "--data", jsonl_data, "--no-progress"]
+    assert hk(*base, "--out", tmp_path / "plain")[0] == 0  # the first variant is the default
+    assert hk(*base, "--variant", "cot", "--out", tmp_path / "cot")[0] == 0
+    plain = [json.loads(x) for x in (tmp_path / "plain/raw.jsonl").read_text().splitlines()]
+    cot = [json.loads(x) for x in (tmp_path / "cot/raw.jsonl").read_text().splitlines()]
+    assert {r["variant"] for r in plain} == {"plain"} and {r["variant"] for r in cot} == {"cot"}
+    assert {r["key"] for r in plain}.isdisjoint(r["key"] for r in cot)  # the prompt is part of the key
+    assert json.loads((tmp_path / "cot/metadata.json").read_text())["variant"] == "cot"
+    code, text = hk(*base, "--variant", "json", "--out", tmp_path / "x")
+    assert code == 2 and "variants: plain, cot" in text
+    code, text = hk("score", "run", tmp_path / "cot", "--json")
+    assert code == 0 and json.loads(text)["variant"] == "cot"
