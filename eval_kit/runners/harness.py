@@ -96,8 +96,9 @@ def _progress(enabled: bool, total: int | None, console=None):
                     transient=False, console=console)
 
 
-def repair_messages(sample: Sample, response: str, retry: list[Message]) -> Sample:
-    return Sample(id=sample.id, messages=retry, images=sample.images, label=sample.label, variant=sample.variant)
+def retry_sample(sample: Sample, messages: list[Message]) -> Sample:
+    """The same sample (id, images) asked again with the task's formatting-repair messages."""
+    return Sample(id=sample.id, messages=messages, images=sample.images, label=sample.label, variant=sample.variant)
 
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
@@ -135,7 +136,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
         with _progress(progress, total) as bar:
             job = bar.add_task(f"{task.name} / {model}", total=total)
             for batch in _batches(keyed(task.samples(limit=limit, text_only=text_only)), batch_size):
-                responses = backend.generate(batch)
+                responses = list(backend.generate(batch))
                 if len(responses) != len(batch):
                     raise RuntimeError(f"backend returned {len(responses)} responses for {len(batch)} requests")
                 first = list(responses)
@@ -143,7 +144,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
                 retries = [(i, m) for i, m in retries if m is not None]
                 retried = {i for i, _ in retries}
                 if retries:
-                    again = backend.generate([repair_messages(batch[i], responses[i], m) for i, m in retries])
+                    again = backend.generate([retry_sample(batch[i], m) for i, m in retries])
                     for (i, _), text in zip(retries, again, strict=True):
                         responses[i] = text
                     repaired += len(retries)
