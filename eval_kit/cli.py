@@ -75,6 +75,20 @@ def _register() -> None:
     score.add_command(score_bd_hazardvlm, "bd-hazardvlm")
     cli.add_command(compare, "compare")
 
+    from eval_kit.commands.eval_run import eval_command
+    from eval_kit.commands.eval_score import score_run_command
+
+    cli.add_command(eval_command, "eval")
+    score.add_command(score_run_command, "run")
+
+    from eval_kit.commands.validate_submission import validate_command
+
+    cli.add_command(validate_command, "validate")
+
+    from eval_kit.commands.leaderboard_cmd import leaderboard
+
+    cli.add_command(leaderboard, "leaderboard")
+
 
 _register()
 

@@ -1,0 +1,1 @@
+"""The generic runner: benchmark tasks (registry.py), model backends (backends/), the resumable harness."""

@@ -88,8 +88,8 @@ def tiny_qwen_image_edit_inpaint(seed: int = 0) -> Any:
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
-    from builder.hazardforge.quality.image_only_processor import image_only_processor
     from builder.hazardforge.quality.tiny import SPECIAL_TOKENS, tiny_qwen_tokenizer
+    from eval_kit.runners.qwen_image_processor import image_only_processor
 
     torch.manual_seed(seed)
     tok = tiny_qwen_tokenizer()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.hazardforge.quality.image_only_processor import image_only_processor
+from eval_kit.runners.qwen_image_processor import image_only_processor
 
 # Qwen's chat template, reduced to what the checker sends (text and image parts, system-less).
 CHAT_TEMPLATE = (

@@ -85,7 +85,7 @@ class VLMChecker:
             except (ImportError, ValueError, TypeError, AttributeError):
                 processor = None  # Qwen-VL video processors need torchvision; the checker sends images only
             if processor is None or not hasattr(processor, "image_processor"):  # got a bare tokenizer, or nothing
-                from builder.hazardforge.quality.image_only_processor import load_image_only_processor
+                from eval_kit.runners.qwen_image_processor import load_image_only_processor
 
                 processor = load_image_only_processor(self.model_id, self.revision)
             self._model, self._processor = model.eval(), processor

@@ -4,8 +4,8 @@ transformers' `Qwen3VLProcessor` insists on a video processor, and every Qwen-VL
 torchvision matching torch (transformers issues #48558, #43986). The checker never sends videos, so this
 subclass (of Qwen3VLProcessor or Qwen2VLProcessor) drops the video slot and uses the PIL image processor
 (`Qwen2VLImageProcessorPil`), which produces the
-same pixel patches without torchvision. Used by the tiny test model and as the fallback when
-`AutoProcessor.from_pretrained` fails for want of torchvision.
+same pixel patches without torchvision. Used by the tiny test models, by the quality checker and the
+transformers runner as the fallback when `AutoProcessor.from_pretrained` fails for want of torchvision.
 """
 
 from __future__ import annotations
@@ -46,11 +46,29 @@ def image_only_processor(image_processor: Any, tokenizer: Any, chat_template: st
                                     chat_template=chat_template)
 
 
-def load_image_only_processor(model_id: str, revision: str | None = None, **kwargs: Any) -> Any:
+QWEN_FAMILIES = {"qwen3_vl": "qwen3_vl", "qwen3_vl_moe": "qwen3_vl", "qwen2_vl": "qwen2_vl",
+                 "qwen2_5_vl": "qwen2_vl"}
+
+
+def family_of(model_id: str, revision: str | None = None, **kwargs: Any) -> str | None:
+    """"qwen3_vl" / "qwen2_vl" for a Qwen-VL checkpoint (from its config's model_type), else None."""
+    from transformers import AutoConfig
+
+    try:
+        model_type = AutoConfig.from_pretrained(model_id, revision=revision, **kwargs).model_type
+    except (OSError, ValueError):
+        return None
+    return QWEN_FAMILIES.get(model_type)
+
+
+def load_image_only_processor(model_id: str, revision: str | None = None, *, family: str | None = None,
+                              **kwargs: Any) -> Any:
     """Tokenizer + PIL image processor + chat template from a model folder or Hub id."""
     from transformers import AutoTokenizer
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     tokenizer = AutoTokenizer.from_pretrained(model_id, revision=revision, **kwargs)
     image_processor = Qwen2VLImageProcessorPil.from_pretrained(model_id, revision=revision, **kwargs)
-    return image_only_processor(image_processor, tokenizer, getattr(tokenizer, "chat_template", None))
+    family = family or family_of(model_id, revision, **kwargs) or "qwen3_vl"
+    return image_only_processor(image_processor, tokenizer, getattr(tokenizer, "chat_template", None),
+                                family=family)

@@ -1,0 +1,223 @@
+"""Render the results table as Markdown and one static HTML page (sortable tables, plots, significance).
+
+The page has no external assets: CSS and a few lines of vanilla JS are inline, plots are PNG files
+beside it. Opened with `#selftest`, the page sorts its first table once and records what it saw in
+`<body data-*>` attributes, so a headless browser test can check that it works.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from eval_kit.jsonl import atomic_write_text
+from eval_kit.leaderboard.boards import Board, board_for
+from eval_kit.leaderboard.significance import pairwise_matrix
+
+
+def _pct(value: Any) -> str:
+    return "-" if value is None else f"{100 * float(value):.1f}"
+
+
+def _ci(result: dict[str, Any], board: Board) -> str:
+    ci = result.get(board.ci)
+    return f"[{_pct(ci[0])}, {_pct(ci[1])}]" if ci and None not in ci else "-"
+
+
+def _labels(rows: list[dict[str, Any]]) -> list[str]:
+    """Model names, with the run added where one model has several runs."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["model"]] = counts.get(r["model"], 0) + 1
+    return [r["model"] if counts[r["model"]] == 1 else f"{r['model']} [{r['run']}]" for r in rows]
+
+
+def _breakdown_keys(results: list[dict[str, Any]], key: str, order: tuple[str, ...]) -> list[str]:
+    present = {k for res in results for k in (res.get(key) or {})}
+    return [k for k in order if k in present] + sorted(present - set(order))
+
+
+def _plot(path: Path, title: str, labels: list[str], results: list[dict[str, Any]], key: str,
+          columns: list[str]) -> None:
+    """Grouped bars: one group per breakdown value, one bar per model, accuracy in %."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    width = 0.8 / max(1, len(labels))
+    fig, ax = plt.subplots(figsize=(min(13.0, max(8.0, 2.5 + 0.8 * len(columns))), 3.8), dpi=100)
+    x = np.arange(len(columns))
+    for i, (label, res) in enumerate(zip(labels, results, strict=True)):
+        values = [100 * (res.get(key) or {}).get(c, np.nan) for c in columns]
+        ax.bar(x + (i - (len(labels) - 1) / 2) * width, values, width, label=label)
+    ax.set_xticks(x, [c.replace("_", " ") for c in columns], rotation=30 if len(columns) > 6 else 0, ha="right"
+                  if len(columns) > 6 else "center")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)  # outside: bars stay visible
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    """Per-benchmark sections (tables as lists of cells, plot paths, significance), plots written to out/plots."""
+    sections = []
+    for benchmark in sorted({r["benchmark"] for r in rows}):
+        board = board_for(benchmark)
+        brows = sorted((r for r in rows if r["benchmark"] == benchmark),
+                       key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"]))
+        results = [json.loads(r["result_json"]) for r in brows]
+        labels = _labels(brows)
+        head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
+                *(title for _, title in board.counters)]
+        main = [[str(i + 1), label, r["backend"] or "-", _pct(r["headline"]), _ci(res, board),
+                 str(r["num_samples"]), *(str(res.get(k, "-")) for k, _ in board.counters)]
+                for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
+        breakdowns = []
+        keys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
+            {k for res in results for k, v in res.items() if k.startswith("by_") and isinstance(v, dict)}))
+        for key, title, order in keys:
+            columns = _breakdown_keys(results, key, order)
+            if not columns:
+                continue
+            table = [[label, *(_pct((res.get(key) or {}).get(c)) for c in columns)]
+                     for label, res in zip(labels, results, strict=True)]
+            breakdowns.append({"key": key, "title": title, "head": ["Model", *columns], "rows": table})
+        plots = []
+        for key in board.plots or tuple(b["key"] for b in breakdowns[:1]):
+            columns = _breakdown_keys(results, key, next((o for k, _, o in keys if k == key), ()))
+            if columns:
+                file = Path("plots") / f"{benchmark}_{key}.png"
+                title = f"{board.title}: accuracy {key.replace('by_', 'by ').replace('_', ' ')} per model"
+                _plot(out / file, title, labels, results, key, columns)
+                plots.append({"file": file.as_posix(), "title": title})
+        paired = {label: dict(zip(res["per_sample"]["id"], res["per_sample"]["correct"], strict=True))
+                  for label, res in zip(labels, results, strict=True)
+                  if isinstance(res.get("per_sample"), dict) and "id" in res["per_sample"]}
+        matrix = pairwise_matrix(paired) if len(paired) >= 2 else None
+        sections.append({"benchmark": benchmark, "board": board, "head": head, "rows": main,
+                         "breakdowns": breakdowns, "plots": plots, "matrix": matrix})
+    return sections
+
+
+def _matrix_cells(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    names = matrix["models"]
+    rows = []
+    for a in names:
+        cells = [a]
+        for b in names:
+            cell = matrix["pairs"].get((a, b))
+            if a == b:
+                cells.append("—")
+            elif cell is None:
+                cells.append("n/a")
+            else:
+                mark = "*" if cell["significant"] else ""
+                cells.append(f"{cell['p_holm']:.3g}{mark} ({cell['wins']}/{cell['losses']})")
+        rows.append(cells)
+    return ["Row vs column", *names], rows
+
+
+def markdown(sections: list[dict[str, Any]]) -> str:
+    def table(head: list[str], rows: list[list[str]]) -> list[str]:
+        esc = [[c.replace("|", "\\|") for c in r] for r in [head, *rows]]
+        return ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |"
+                                                                           for r in esc[1:]]
+
+    lines = ["# hazardkit leaderboard", "", "Scores in %; JSON results keep fractions in [0, 1].", ""]
+    for s in sections:
+        board = s["board"]
+        lines += [f"## {board.title}", ""] + ([board.note, ""] if board.note else [])
+        lines += [*table(s["head"], s["rows"]), ""]
+        for b in s["breakdowns"]:
+            lines += [f"### {b['title']}", "", *table(b["head"], b["rows"]), ""]
+        if s["matrix"]:
+            lines += ["### Pairwise significance (Holm-adjusted exact McNemar p; * < 0.05; "
+                      "(row right & column wrong / row wrong & column right))", ""]
+            lines += [*table(*_matrix_cells(s["matrix"])), ""]
+        for p in s["plots"]:
+            lines += [f"![{p['title']}]({p['file']})", ""]
+    return "\n".join(lines)
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
+th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
+.sig{background:#ffe9a8}td.t,th{text-align:left}
+img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}"""
+
+_JS = """function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),
+b=t.tBodies[0],asc=th.dataset.dir!=='asc';const key=c=>{const v=c.children[i].dataset.v??c.children[i].textContent;
+const n=parseFloat(v);return isNaN(n)?v:n};[...b.rows].sort((r,s)=>{const x=key(r),y=key(s);
+return (x>y?1:x<y?-1:0)*(asc?1:-1)}).forEach(r=>b.appendChild(r));th.dataset.dir=asc?'asc':'desc'}
+document.querySelectorAll('th.sortable').forEach(th=>th.addEventListener('click',()=>sortTable(th)));
+window.addEventListener('load',()=>{if(location.hash!=='#selftest')return;const d=document.body.dataset,
+imgs=[...document.images];d.imagesTotal=imgs.length;d.imagesLoaded=imgs.filter(m=>m.complete&&m.naturalWidth>0).length;
+d.tables=document.querySelectorAll('table').length;const t=document.querySelector('table.sortable-table');
+if(t){const th=t.querySelectorAll('th.sortable')[3];th.click();const v=[...t.tBodies[0].rows].map(r=>
+parseFloat(r.children[3].dataset.v));d.sortedAsc=String(v.every((x,k)=>k===0||isNaN(x)||isNaN(v[k-1])||v[k-1]<=x))}
+d.selftest='done'});"""
+
+
+def page(sections: list[dict[str, Any]]) -> str:
+    e = html.escape
+
+    def table(head: list[str], rows: list[list[str]], *, sortable: bool = True, sig: set | None = None) -> str:
+        cls = ' class="sortable-table"' if sortable else ""
+        ths = "".join(f'<th class="sortable">{e(h)}</th>' if sortable else f"<th>{e(h)}</th>" for h in head)
+        body = []
+        for ri, r in enumerate(rows):
+            tds = []
+            for ci, c in enumerate(r):
+                num = c.split(" ")[0].rstrip("*")
+                v = f' data-v="{e(num)}"' if num.replace(".", "", 1).replace("e-", "", 1).isdigit() else ""
+                klass = ' class="sig"' if sig and (ri, ci) in sig else ("" if v else ' class="t"')
+                tds.append(f"<td{v}{klass}>{e(c)}</td>")
+            body.append("<tr>" + "".join(tds) + "</tr>")
+        return f"<table{cls}><thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>hazardkit leaderboard</title>",
+             f"<style>{_CSS}</style></head><body><h1>hazardkit leaderboard</h1>",
+             "<p class='note'>Scores in %. Click a column header to sort.</p>"]
+    for s in sections:
+        board = s["board"]
+        parts.append(f"<section id='{e(s['benchmark'])}'><h2>{e(board.title)}</h2>")
+        if board.note:
+            parts.append(f"<p class='note'>{e(board.note)}</p>")
+        parts.append(table(s["head"], s["rows"]))
+        for b in s["breakdowns"]:
+            parts.append(f"<h3>{e(b['title'])}</h3>" + table(b["head"], b["rows"]))
+        if s["matrix"]:
+            head, rows = _matrix_cells(s["matrix"])
+            sig = {(ri, ci) for ri, r in enumerate(rows) for ci, c in enumerate(r) if "*" in c}
+            parts.append("<h3>Pairwise significance</h3><p class='note'>Holm-adjusted exact McNemar p-values on "
+                         "paired per-sample correctness; * and shading: &lt; 0.05; in brackets: samples only the "
+                         "row model got right / only the column model got right.</p>")
+            parts.append(table(head, rows, sortable=False, sig=sig))
+        for p in s["plots"]:
+            parts.append(f"<figure><img src='{e(p['file'])}' alt='{e(p['title'])}'>"
+                         f"<figcaption>{e(p['title'])}</figcaption></figure>")
+        parts.append("</section>")
+    parts.append(f"<script>{_JS}</script></body></html>")
+    return "\n".join(parts)
+
+
+def render(rows: list[dict[str, Any]], out: Path) -> dict[str, Path]:
+    """Write out/leaderboard.md, out/index.html and out/plots/*.png; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    sections = build(rows, out)
+    md, index = out / "leaderboard.md", out / "index.html"
+    atomic_write_text(md, markdown(sections) + "\n")
+    atomic_write_text(index, page(sections))
+    return {"markdown": md, "html": index, "plots": out / "plots"}

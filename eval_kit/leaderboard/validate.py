@@ -1,0 +1,197 @@
+"""Check a submission completely and report every problem at once, each with file, line and field.
+
+Unlike the scorers, which stop at the first bad line, validation keeps going so a submitter fixes
+everything in one round: broken lines, schema violations, labels, duplicates, unknown and missing
+ids, and metadata that does not match the references (benchmark, version, dataset revision).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_kit.leaderboard.checkers import SubmissionChecker
+from eval_kit.schemas import validator
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    line: int | None = None
+    field: str | None = None
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        where = [self.path]
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.field:
+            where.append(f"field '{self.field}'")
+        return ", ".join(where) + f": {self.message}" + (f" ({self.fix})" if self.fix else "")
+
+
+def _schema_problems(schema: str, obj: Any, path: str, line: int | None) -> list[Problem]:
+    """One problem per failing property (the best match of each), so nothing hides behind another."""
+    import jsonschema
+
+    errors = list(validator(schema).iter_errors(obj))
+    if not errors:
+        return []
+    by_field: dict[str, list] = {}
+    if any(err.validator == "anyOf" and not err.absolute_path for err in errors):
+        errors = [e for e in errors if not (e.validator == "anyOf" and not e.absolute_path)]
+        errors = [e for e in errors if e.absolute_path]  # the anyOf is reported once, in plain words
+        by_field["(answer)"] = []
+    for err in errors:
+        by_field.setdefault("/".join(str(p) for p in err.absolute_path) or "(object)", []).append(err)
+    problems = []
+    for field, errs in by_field.items():
+        if field == "(answer)":
+            problems.append(Problem(path, "no answer: needs a string 'prediction' (label) or 'response' (raw text)",
+                                    line, "prediction", fix='e.g. {"id": "...", "prediction": "left"}'))
+            continue
+        best = jsonschema.exceptions.best_match(errs)
+        problems.append(Problem(path, best.message, line, field))
+    return problems
+
+
+def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
+    """Every parseable object line with its number, and a problem for every line that is not one."""
+    p = str(path)
+    if not path.exists():
+        return [], [Problem(p, "file not found", fix="check the path")]
+    if path.is_dir():
+        return [], [Problem(p, "expected a JSON Lines file, got a directory")]
+    data = path.read_bytes()
+    problems: list[Problem] = []
+    if data.startswith(_BOM):
+        problems.append(Problem(p, "file starts with a UTF-8 byte-order mark", 1, fix="save as UTF-8 without BOM"))
+        data = data[len(_BOM):]
+    if not data.strip():
+        return [], [*problems, Problem(p, "file is empty", fix="expected one JSON object per line")]
+    objects: list[tuple[int, dict[str, Any]]] = []
+    raw_lines = data.split(b"\n")
+    last_number = max(i for i, r in enumerate(raw_lines, start=1) if r.strip())
+    for number, raw in enumerate(raw_lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(p, f"not UTF-8 text (byte {exc.start + 1})", number, fix="save as UTF-8"))
+            continue
+        try:
+            obj = json.loads(text, parse_constant=_reject_constant)
+        except _NonFinite as exc:
+            problems.append(Problem(p, f"{exc} is not valid JSON", number, fix="use a string label or null"))
+            continue
+        except json.JSONDecodeError as exc:
+            torn = number == last_number and not data.endswith(b"\n")
+            message = (f"truncated last line: no newline at the end and incomplete JSON ({exc.msg})" if torn
+                       else f"malformed JSON ({exc.msg} at column {exc.colno})")
+            problems.append(Problem(p, message, number, fix="each line must be one complete JSON object"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(p, f"expected a JSON object, got {type(obj).__name__}", number,
+                                    fix='write {"id": ..., "prediction": ...}'))
+            continue
+        objects.append((number, obj))
+    return objects, problems
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def _reject_constant(name: str):
+    raise _NonFinite(name)
+
+
+def check_predictions(checker: SubmissionChecker, path: Path,
+                      reference_ids: set[str] | None) -> tuple[list[Problem], int]:
+    """(problems, number of prediction lines read) for a predictions file."""
+    p = str(path)
+    objects, problems = scan_jsonl(path)
+    first_line: dict[str, int] = {}
+    for number, obj in objects:
+        line_problems = _schema_problems(checker.prediction_schema, obj, p, number)
+        for key in sorted(set(obj) - checker.fields):
+            line_problems.append(Problem(p, f"unknown field {key!r}", number, key,
+                                         fix=f"allowed fields: {', '.join(sorted(checker.fields))}"))
+        if not any(pr.field == "prediction" for pr in line_problems):
+            label = checker.label_problem(obj)
+            if label is not None:
+                line_problems.append(Problem(p, label[1], number, label[0], label[2]))
+        problems.extend(line_problems)
+        sample_id = obj.get("id")
+        if not isinstance(sample_id, str) or not sample_id:
+            continue
+        if sample_id != sample_id.strip():
+            problems.append(Problem(p, f"id {sample_id!r} has leading or trailing whitespace", number, "id",
+                                    fix="write the id exactly as in the dataset"))
+        if sample_id in first_line:
+            problems.append(Problem(p, f"duplicate id {sample_id!r} (first on line {first_line[sample_id]})",
+                                    number, "id", fix="keep one line per sample"))
+            continue
+        first_line[sample_id] = number
+        if reference_ids is not None and sample_id not in reference_ids:
+            problems.append(Problem(p, f"id {sample_id!r} is not in the references", number, "id",
+                                    fix="check that the predictions match this benchmark and config"))
+    if reference_ids is not None and objects:
+        missing = sorted(reference_ids - set(first_line))
+        if missing:
+            shown = ", ".join(repr(m) for m in missing[:3]) + (" ..." if len(missing) > 3 else "")
+            problems.append(Problem(p, f"{len(missing)} of {len(reference_ids)} reference ids have no prediction: "
+                                       f"{shown}", None, "id", fix="predict every sample of the split"))
+    return problems, len(objects)
+
+
+def check_metadata(checker: SubmissionChecker, path: Path, references_revision: str | None) -> list[Problem]:
+    p = str(path)
+    if not path.exists():
+        return [Problem(p, "metadata file not found", fix="pass the metadata.json written by `hazardkit eval`")]
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return [Problem(p, "not UTF-8 text", fix="save as UTF-8 JSON")]
+    except json.JSONDecodeError as exc:
+        return [Problem(p, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", exc.lineno)]
+    if not isinstance(meta, dict):
+        return [Problem(p, f"expected a JSON object, got {type(meta).__name__}")]
+    problems = _schema_problems("submission_metadata", meta, p, None)
+    bad = {pr.field for pr in problems}
+    if "benchmark" not in bad and meta.get("benchmark") != checker.benchmark:
+        problems.append(Problem(p, f"metadata is for {meta.get('benchmark')!r}, not {checker.benchmark!r}",
+                                field="benchmark", fix="validate it with its own benchmark"))
+    version = meta.get("benchmark_version")
+    if "benchmark_version" not in bad and isinstance(version, str) and version not in checker.versions:
+        problems.append(Problem(p, f"benchmark version {version!r} is not supported", field="benchmark_version",
+                                fix=f"supported: {', '.join(checker.versions)}"))
+    revision = meta.get("dataset_revision")
+    if (references_revision is not None and "dataset_revision" not in bad and isinstance(revision, str)
+            and revision != references_revision):
+        problems.append(Problem(p, f"dataset revision {revision!r} does not match the references "
+                                   f"({references_revision!r})", field="dataset_revision",
+                                fix="run the model on the same dataset revision as the references"))
+    return problems
+
+
+def validate_submission(checker: SubmissionChecker, references: Path, predictions: Path, *,
+                        metadata: Path | None = None, config: str | None = None,
+                        dataset_revision: str | None = None) -> tuple[list[Problem], int]:
+    """All problems of a submission (empty when valid) and the number of prediction lines read.
+
+    Bad references raise BadInput (they are the benchmark's, not the submitter's, so one line suffices).
+    """
+    reference_ids = checker.reference_ids(references, config)
+    problems, n = check_predictions(checker, predictions, reference_ids)
+    problems.sort(key=lambda pr: (pr.line is None, pr.line or 0))
+    if metadata is not None:
+        revision = dataset_revision or checker.reference_revision(references, config)
+        problems += check_metadata(checker, metadata, revision)
+    return problems, n
