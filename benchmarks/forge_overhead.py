@@ -1,0 +1,100 @@
+"""HazardForge per-job overhead outside the editor model, and compositing-editor throughput, at 1600 x 900.
+
+Overhead = a whole job (verified source read, layout rebuilt from the plan line, mask, quality-check crops,
+PNG encode, atomic content-addressed write, provenance record) with an editor and checker that do nothing.
+Printed beside a floor measured in the same run: reading + decoding the source and encoding the output PNG.
+
+    .venv/bin/python benchmarks/forge_overhead.py [--scenes 4] [--jobs 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from builder.hazardforge.job import WorkerSpec  # noqa: E402
+from builder.hazardforge.quality.base import Verdict  # noqa: E402
+from builder.hazardforge.runstore import RunStore  # noqa: E402
+
+
+class NullEditor:
+    def edit(self, image, mask, prompt, seed):
+        return image.copy()
+
+    def provenance(self):
+        return {"editor": "null"}
+
+
+class AcceptAll:
+    def check(self, input_image, output_image, mask, intended_direction):
+        return Verdict(True, "complete", intended_direction, {})
+
+    def provenance(self):
+        return {"checker": "accept-all"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenes", type=int, default=4)
+    parser.add_argument("--jobs", type=int, default=40)
+    args = parser.parse_args()
+    from click.testing import CliRunner
+    from PIL import Image
+
+    from builder.cli import cli
+    from builder.hazardforge.job import _png
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        runner = CliRunner()
+        runner.invoke(cli, ["forge", "synthetic", str(tmp / "s"), "-n", str(args.scenes)], catch_exceptions=False)
+        runner.invoke(cli, ["forge", "plan", str(tmp / "s" / "sources.jsonl"), "--out", str(tmp / "plan.jsonl"),
+                            "--json"], catch_exceptions=False)
+        jobs = [json.loads(line) for line in (tmp / "plan.jsonl").read_text().splitlines()][: args.jobs]
+        print(f"{len(jobs)} jobs over {args.scenes} synthetic 1600x900 scenes")
+
+        # floor: read + decode the source, encode the output
+        start = time.perf_counter()
+        for job in jobs:
+            with Image.open(tmp / job["image"]) as img:
+                _png(img.convert("RGB"))
+        floor_ms = 1000 * (time.perf_counter() - start) / len(jobs)
+
+        worker = WorkerSpec(plan_dir=str(tmp))()
+        compositor = worker.editor
+        worker.editor, worker.checker, worker._editor_takes_vp = NullEditor(), AcceptAll(), False
+        store = RunStore(tmp / "run-null")
+        store.init({"plan_sha256": "bench"})
+        start = time.perf_counter()
+        for job in jobs:
+            result = worker.process(job)
+            store.write_result(result.job_id, result.record, result.image_png, result.timings)
+        overhead_ms = 1000 * (time.perf_counter() - start) / len(jobs)
+        edits = sum(len(job["edits"]) for job in jobs)
+        print(f"floor (read + decode source, encode PNG):         {floor_ms:6.1f} ms/job")
+        print(f"pipeline overhead (null editor, accept-all check): {overhead_ms:6.1f} ms/job "
+              f"({edits / len(jobs):.1f} edits/job; target <= 50 ms); ratio to floor {overhead_ms / floor_ms:.2f}")
+
+        worker = WorkerSpec(plan_dir=str(tmp))()
+        worker.editor = compositor
+        store = RunStore(tmp / "run-compositor")
+        store.init({"plan_sha256": "bench"})
+        start = time.perf_counter()
+        for job in jobs:
+            result = worker.process(job)
+            store.write_result(result.job_id, result.record, result.image_png, result.timings)
+        seconds = time.perf_counter() - start
+        statuses = [r["status"] for r in store.records()]
+        print(f"compositor + heuristic check, whole jobs: {len(jobs) / seconds:5.2f} jobs/s, "
+              f"{edits / seconds:5.2f} edits/s ({statuses.count('accepted')} of {len(jobs)} accepted)")
+
+
+if __name__ == "__main__":
+    main()
