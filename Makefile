@@ -4,12 +4,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: test demo lint install clean
+.PHONY: test demo demo-data lint install clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e ".[dev]"
+	$(PIP) install -e ".[dev,publish]"
 	touch $@
 
 install: $(VENV)/.installed
@@ -22,6 +22,11 @@ test: install lint
 
 demo: install
 	$(VENV)/bin/hazardkit demo
+
+# movsafebench/data/demo/ (git-ignored) from procedurally drawn scenes; then load_dataset("movsafebench", "demo")
+demo-data: install
+	$(VENV)/bin/hazardkit publish movsafebench --config demo --version 0.1.0 --date 2026-11-30 \
+		--notes "demo config from procedurally drawn scenes"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

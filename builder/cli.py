@@ -28,6 +28,15 @@ def demo() -> None:
     click.echo("Available now: `hazardkit score movsafebench` (see `hazardkit score movsafebench --help`).")
 
 
+def _register_publish() -> None:
+    from builder.publish.command import publish_command
+
+    cli.add_command(publish_command, "publish")
+
+
+_register_publish()
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="hazardkit", standalone_mode=True)

@@ -28,6 +28,7 @@ CONTEXT: dict[str, Any] = {
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
     "examples": {"@id": "cr:examples", "@type": "@json"},
     "extract": "cr:extract",
     "field": "cr:field",
@@ -47,6 +48,7 @@ CONTEXT: dict[str, Any] = {
     "regex": "cr:regex",
     "repeated": "cr:repeated",
     "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
     "sc": "https://schema.org/",
     "separator": "cr:separator",
     "source": "cr:source",
@@ -86,7 +88,7 @@ def _data_type(feature: Any) -> tuple[str, str]:
 
 
 def build_croissant(repo_dir: str | Path, publisher: Publisher, *, version: str, repo_id: str | None,
-                    hashes: dict[str, str] | None = None) -> dict[str, Any]:
+                    hashes: dict[str, str] | None = None, date: str | None = None) -> dict[str, Any]:
     """The Croissant JSON-LD document for the configs on disk (`hashes`: relative path -> sha256, if known)."""
     repo_dir = Path(repo_dir)
     hashes = dict(hashes or {})
@@ -137,6 +139,7 @@ def build_croissant(repo_dir: str | Path, publisher: Publisher, *, version: str,
         else publisher.licence,
         "url": url,
         "version": version,
+        **({"datePublished": date} if date else {}),
         "citeAs": publisher.citation,
         "keywords": list(publisher.tags),
         "distribution": distribution,

@@ -97,6 +97,8 @@ def publish(
     refuse_images_if_annotations_only(publisher.name, features, allows_images=publisher.allows_images)
 
     previous = release.load_manifest(repo_dir) or {}
+    # refuse an out-of-order version before anything on disk changes
+    release.updated_history(previous.get("history", []), version, date, "")
     if rows is None:
         if input_path is not None:
             rows = publisher.rows_from_input(Path(input_path))
@@ -124,7 +126,7 @@ def publish(
 
     hashes = {f.relative_to(repo_dir).as_posix(): sha256_file(f)
               for c in published_configs(repo_dir) for f in config_shards(repo_dir, c)}
-    doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes)
+    doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
     atomic_write_json(repo_dir / CROISSANT_FILENAME, doc)
     release.write_notes(repo_dir, publisher.pretty_name, history)
     release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
