@@ -161,7 +161,8 @@ def test_image_path_records_read_bytes_lazily(tmp_path: Path) -> None:
         (tmp_path / f"img{i}.png").write_bytes(r.pop("image"))
         r["image_path"] = f"img{i}.png"
     rows = list(movsafebench_rows_from_records(recs, base_dir=tmp_path))
-    assert rows[0]["image"]["bytes"] == (tmp_path / f"img{[r['id'] for r in recs].index(rows[0]['id'])}.png").read_bytes()
+    first = [r["id"] for r in recs].index(rows[0]["id"])
+    assert rows[0]["image"]["bytes"] == (tmp_path / f"img{first}.png").read_bytes()
     recs[0]["image_path"] = "missing.png"
     with pytest.raises(BadInput, match="cannot read image"):
         list(movsafebench_rows_from_records(recs, base_dir=tmp_path))

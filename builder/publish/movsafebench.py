@@ -17,6 +17,7 @@ allowed per scenario) and sorted by id; image bytes are read lazily, one row at 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,7 @@ def movsafebench_rows_from_records(
                        if origin_list else None)
         checked.append((where, validate_record(record, where)))
     checked.sort(key=lambda item: item[1]["id"])
-    for (where_a, a), (_, b) in zip(checked, checked[1:], strict=False):
+    for (where_a, a), (_, b) in itertools.pairwise(checked):
         if a["id"] == b["id"]:
             raise BadInput(f"{where_a}: duplicate id {a['id']!r}", field="id", fix="ids must be unique")
 
@@ -157,7 +158,8 @@ def rows_from_input(path: Path) -> Iterator[dict[str, Any]]:
 
 
 _LICENCE_TEXT = (
-    "Annotations, questions, provenance columns and this card: CC BY-NC 4.0 (https://creativecommons.org/licenses/by-nc/4.0/). "
+    "Annotations, questions, provenance columns and this card: CC BY-NC 4.0 "
+    "(https://creativecommons.org/licenses/by-nc/4.0/). "
     "Images keep the licence of the image they were edited from: edited nuScenes frames (DriveBench) "
     "are derivatives of nuScenes and are shared under its CC BY-NC-SA 4.0 terms; SA-Bench images come "
     "from SideGuide (AI-Hub), whose licence the SA-Bench release does not state: SA-Bench-derived "
