@@ -8,12 +8,11 @@ records of a local copy, and the same file describes the Hub repo once uploaded.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 from builder.publish.publishers import Publisher
-from builder.publish.shards import config_shards, published_configs
+from builder.publish.shards import config_shards, published_configs, sha256_file
 
 CROISSANT_FILENAME = "croissant.json"
 
@@ -56,14 +55,6 @@ CONTEXT: dict[str, Any] = {
     "transform": "cr:transform",
 }
 PARQUET = "application/x-parquet"
-
-
-def sha256_file(path: str | Path, chunk: int = 8 * 1024 * 1024) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _data_type(feature: Any) -> tuple[str, str]:

@@ -33,15 +33,24 @@ def sample_grid(shards: list[Path], out_path: str | Path, *, group_column: str =
     for file in shards:
         pf = pq.ParquetFile(file)
         names = _class_label_names(pf.schema_arrow)
-        cols = ["image", group_column] + ([label_column] if label_column in pf.schema_arrow.names else [])
-        for batch in pf.iter_batches(columns=cols, batch_size=100):
-            data = batch.to_pydict()
-            for i, image in enumerate(data["image"]):
-                group = _decode(names.get(group_column), data[group_column][i])
-                bucket = picked.setdefault(group, [])
-                if len(bucket) < per_group and image and image.get("bytes"):
-                    label = _decode(names.get(label_column), data[label_column][i]) if label_column in data else ""
-                    bucket.append((image["bytes"], label))
+        has_label = label_column is not None and label_column in pf.schema_arrow.names
+        # choose rows from the small columns first, then read image bytes only from the row groups needed
+        for group_index in range(pf.metadata.num_row_groups):
+            meta_cols = [group_column] + ([label_column] if has_label else [])
+            small = pf.read_row_group(group_index, columns=meta_cols).to_pydict()
+            wanted: list[tuple[int, str, str]] = []
+            for i, value in enumerate(small[group_column]):
+                group = _decode(names.get(group_column), value)
+                taken = len(picked.get(group, [])) + sum(1 for _, g, _ in wanted if g == group)
+                if taken < per_group:
+                    label = _decode(names.get(label_column), small[label_column][i]) if has_label else ""
+                    wanted.append((i, group, label))
+            if wanted:
+                images = pf.read_row_group(group_index, columns=["image"]).column("image")
+                for i, group, label in wanted:
+                    image = images[i].as_py()
+                    if image and image.get("bytes"):
+                        picked.setdefault(group, []).append((image["bytes"], label))
     groups = [g for g in order if g in picked] + sorted(g for g in picked if g not in order)
     margin, header = 110, 18
     width = margin + per_group * (THUMB[0] + 4)
@@ -54,11 +63,12 @@ def sample_grid(shards: list[Path], out_path: str | Path, *, group_column: str =
         for col, (data, label) in enumerate(picked[group]):
             x = margin + col * (THUMB[0] + 4)
             with Image.open(io.BytesIO(data)) as img:
+                img.draft("RGB", THUMB)  # JPEG: decode at a reduced scale, much faster for big frames
                 thumb = img.convert("RGB")
                 thumb.thumbnail(THUMB)
             canvas.paste(thumb, (x, y + header))
             draw.text((x, y + 3), label, fill=(60, 60, 60))
     buffer = io.BytesIO()
-    canvas.save(buffer, format="PNG", optimize=True)
+    canvas.save(buffer, format="PNG")
     atomic_write_bytes(out_path, buffer.getvalue())
     return Path(out_path)

@@ -15,10 +15,17 @@ from typing import Any
 
 from builder.publish import card as card_mod
 from builder.publish import release
-from builder.publish.croissant import CROISSANT_FILENAME, build_croissant, sha256_file, structural_problems
+from builder.publish.croissant import CROISSANT_FILENAME, build_croissant, structural_problems
 from builder.publish.guards import image_columns, refuse_images_if_annotations_only
 from builder.publish.publishers import Publisher, get_publisher
-from builder.publish.shards import DEFAULT_MAX_SHARD_BYTES, ShardInfo, config_shards, published_configs, write_config
+from builder.publish.shards import (
+    DEFAULT_MAX_SHARD_BYTES,
+    ShardInfo,
+    config_shards,
+    published_configs,
+    sha256_file,
+    write_config,
+)
 from builder.publish.stats import measure_config
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
@@ -124,8 +131,12 @@ def publish(
                                         build_info=build_info, repo_dir=repo_dir)
     atomic_write_text(repo_dir / card_mod.CARD_FILENAME, text)
 
-    hashes = {f.relative_to(repo_dir).as_posix(): sha256_file(f)
-              for c in published_configs(repo_dir) for f in config_shards(repo_dir, c)}
+    hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
+    for c in published_configs(repo_dir):
+        for f in config_shards(repo_dir, c):
+            rel = f.relative_to(repo_dir).as_posix()
+            if rel not in hashes:
+                hashes[rel] = sha256_file(f)
     doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
     atomic_write_json(repo_dir / CROISSANT_FILENAME, doc)
     release.write_notes(repo_dir, publisher.pretty_name, history)
@@ -134,7 +145,6 @@ def publish(
 
     problems = [str(p) for p in card_mod.check_card(repo_dir, publisher, expected_header=header)]
     problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]
-    problems += release.verify_manifest(repo_dir)
     result = PublishResult(repo_dir=repo_dir, config=config, version=version, shards=shards, problems=problems,
                            header=header, stats={s.config: s.to_dict() for s in stats})
     if repo_id:

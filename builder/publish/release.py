@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.publish.croissant import sha256_file
+from builder.publish.shards import sha256_file
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
 
@@ -200,6 +200,10 @@ def push(plan: PushPlan, api: Any | None = None) -> str:
 
     if plan.problems:
         raise BadInput("refusing to push: " + "; ".join(plan.problems), fix="fix the card/schema problems first")
+    changed = verify_manifest(plan.repo_dir)
+    if changed:
+        raise BadInput("refusing to push: files changed since the release was built: " + "; ".join(changed),
+                       path=plan.repo_dir, fix="publish again to rebuild the manifest")
     api = api or HfApi()
     tags = existing_tags(api, plan.repo_id)
     if tags is not None and plan.tag in tags:

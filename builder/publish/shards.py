@@ -14,10 +14,11 @@ temporary sibling folder and swapped in at the end, so readers never see half a 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,21 @@ SPLIT = "test"
 
 @dataclass(frozen=True)
 class ShardInfo:
-    """One written shard: its path relative to the repo folder, rows and size on disk."""
+    """One written shard: its path relative to the repo folder, rows, size on disk and sha256."""
 
     path: str
     num_rows: int
     num_bytes: int
+    sha256: str
+
+
+def sha256_file(path: str | Path, chunk: int = 8 * 1024 * 1024) -> str:
+    """Hex sha256 of a file, read in 8 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def shard_name(split: str, index: int, count: int) -> str:
@@ -74,6 +85,62 @@ def _checked_order(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         yield row
 
 
+def _row_encoder(features) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A per-row encoder equal to `features.encode_example` for flat Value / ClassLabel / Image features,
+    without its generic per-value dispatch (the publish hot loop); other feature types go through datasets."""
+    import datasets
+
+    simple = all(isinstance(f, (datasets.Value, datasets.ClassLabel, datasets.Image)) for f in features.values())
+    if not simple:
+        return features.encode_example
+    labels = {name: f for name, f in features.items() if isinstance(f, datasets.ClassLabel)}
+    images = {name for name, f in features.items() if isinstance(f, datasets.Image)}
+
+    def encode(row: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for name in features:
+            value = row[name]
+            if value is not None:
+                if name in labels and isinstance(value, str):
+                    value = labels[name].str2int(value)
+                elif name in images:
+                    if not isinstance(value, dict) or not isinstance(value.get("bytes"), (bytes, type(None))):
+                        return features.encode_example(row)  # paths, PIL images, arrays: let datasets encode
+                    value = {"bytes": value.get("bytes"), "path": value.get("path")}
+            out[name] = value
+        return out
+
+    return encode
+
+
+def _leaf_columns(schema) -> list[tuple[str, bool]]:
+    """(dotted Parquet column path, is binary) for every leaf column of an Arrow schema."""
+    import pyarrow as pa
+
+    leaves: list[tuple[str, bool]] = []
+
+    def walk(name: str, dtype) -> None:
+        if pa.types.is_struct(dtype):
+            for child in dtype:
+                walk(f"{name}.{child.name}", child.type)
+        else:
+            leaves.append((name, pa.types.is_binary(dtype) or pa.types.is_large_binary(dtype)))
+
+    for f in schema:
+        walk(f.name, f.type)
+    return leaves
+
+
+def _writer_options(schema) -> dict[str, Any]:
+    """Binary payloads (encoded images) are stored uncompressed and without min/max statistics: JPEG/PNG
+    do not compress further and statistics over megabyte values are useless; snappy for everything else."""
+    leaves = _leaf_columns(schema)
+    return {
+        "compression": {name: ("none" if binary else "snappy") for name, binary in leaves},
+        "write_statistics": [name for name, binary in leaves if not binary],
+    }
+
+
 class _ShardSink:
     """Writes encoded rows into consecutive Parquet files, starting a new one past the size bound."""
 
@@ -81,7 +148,7 @@ class _ShardSink:
         self.folder = folder
         self.schema = schema
         self.max_bytes = max_bytes
-        self.files: list[tuple[Path, int]] = []  # (temporary path, rows)
+        self.files: list[tuple[Path, int, str]] = []  # (temporary path, rows, sha256)
         self._writer = None
         self._bytes = 0
         self._rows = 0
@@ -102,9 +169,8 @@ class _ShardSink:
         import pyarrow.parquet as pq
 
         path = self.folder / f"part-{len(self.files):05d}.parquet"
-        # Images (JPEG/PNG) do not compress further; snappy keeps the string columns small at little cost.
-        self._writer = pq.ParquetWriter(path, self.schema, compression="snappy", use_dictionary=False)
-        self.files.append((path, 0))
+        self._writer = pq.ParquetWriter(path, self.schema, use_dictionary=False, **_writer_options(self.schema))
+        self.files.append((path, 0, ""))
         self._bytes = 0
         self._rows = 0
 
@@ -121,11 +187,13 @@ class _ShardSink:
     def _close(self) -> None:
         self._flush()
         self._writer.close()
-        path, _ = self.files[-1]
-        self.files[-1] = (path, self._rows)
+        path, _, _ = self.files[-1]
+        # hashing the just-written file reads it back from the page cache: measured faster than hashing
+        # through a Python file object that pyarrow writes into
+        self.files[-1] = (path, self._rows, sha256_file(path))
         self._writer = None
 
-    def finish(self) -> list[tuple[Path, int]]:
+    def finish(self) -> list[tuple[Path, int, str]]:
         if self._writer is not None:
             self._close()
         return self.files
@@ -160,13 +228,14 @@ def write_config(
             from tqdm.auto import tqdm
 
             iterator = tqdm(iterator, desc=f"publish {config}", unit="row")
+        encode = _row_encoder(features)
         for number, row in enumerate(iterator, start=1):
             missing = [name for name in features if name not in row]
             if missing:
                 raise BadInput(f"row {number} (id {row.get('id')!r}) lacks column(s) {', '.join(missing)}",
                                field=missing[0])
             try:
-                encoded = features.encode_example(row)
+                encoded = encode(row)
             except (ValueError, TypeError, KeyError) as exc:
                 raise BadInput(f"row {number} (id {row.get('id')!r}) does not fit the features: {exc}") from None
             sink.add(encoded)
@@ -174,10 +243,10 @@ def write_config(
         if not parts:
             raise BadInput(f"no rows to publish for config {config!r}", fix="check the input")
         shards: list[ShardInfo] = []
-        for index, (path, count) in enumerate(parts):
+        for index, (path, count, digest) in enumerate(parts):
             final = work / shard_name(split, index, len(parts))
             os.replace(path, final)
-            shards.append(ShardInfo(f"data/{config}/{final.name}", count, final.stat().st_size))
+            shards.append(ShardInfo(f"data/{config}/{final.name}", count, final.stat().st_size, digest))
         _swap_in(work, data_dir / config)
         return shards
     finally:
