@@ -16,6 +16,7 @@ from huggingface_hub.hf_api import GitRefInfo, GitRefs
 from builder.cli import cli
 from builder.publish import release
 from builder.publish.demo import demo_records
+from builder.publish.movsafebench import movsafebench_rows_from_records
 from builder.publish.pipeline import publish
 from builder.publish.publishers import Publisher
 from eval_kit.errors import BadInput
@@ -206,13 +207,17 @@ def test_cli_publishes_records_jsonl_input(tmp_path: Path) -> None:
     (folder / "records.jsonl").write_text("\n".join(lines) + "\n")
     out = tmp_path / "movsafebench"
     res = _run(["publish", "movsafebench", "--version", "1.0.0", "--input", str(folder), "--out", str(out)])
+    assert res.exit_code == 2 and "--allow-source sa_bench" in res.output  # unedited SA-Bench images
+    res = _run(["publish", "movsafebench", "--version", "1.0.0", "--input", str(folder), "--out", str(out),
+                "--allow-source", "sa_bench"])
     assert res.exit_code == 0, res.output
     ds = datasets.load_dataset(str(out), "default", split="test")
     assert len(ds) == len(lines)
     bad = json.loads(lines[3])
     bad["scenario"] = "flying"
     (folder / "records.jsonl").write_text("\n".join([*lines[:3], json.dumps(bad)]) + "\n")
-    res = _run(["publish", "movsafebench", "--version", "1.0.1", "--input", str(folder), "--out", str(out)])
+    res = _run(["publish", "movsafebench", "--version", "1.0.1", "--input", str(folder), "--out", str(out),
+                "--allow-source", "sa_bench"])
     assert res.exit_code == 2
     assert "records.jsonl line 4" in res.output and "scenario" in res.output
     assert "Traceback" not in res.output
@@ -231,3 +236,25 @@ def test_cli_bad_arguments_exit_2(tmp_path: Path) -> None:
         res = _run(args)
         assert res.exit_code == 2, (args, res.output)
         assert text in res.output and "Traceback" not in res.output
+
+
+def _no_edit_rows(source: str) -> list[dict]:
+    recs = [r for r in demo_records(per_scenario=4) if r["scenario"] == "no_edit" and r["source_benchmark"] == source]
+    return list(movsafebench_rows_from_records(recs))
+
+
+def test_no_edit_config_licence_rules(tmp_path: Path) -> None:
+    drive, sidewalk = _no_edit_rows("drivebench"), _no_edit_rows("sa_bench")
+    edited = [r for r in movsafebench_rows_from_records(demo_records(per_scenario=1)) if r["scenario"] == "static"]
+    res = publish("movsafebench", version="1.0.0", config="no_edit", rows=drive, out=tmp_path / "a")
+    assert res.problems == [] and sum(s.num_rows for s in res.shards) == len(drive)
+    with pytest.raises(BadInput, match="may not be redistributed"):
+        publish("movsafebench", version="1.0.0", config="no_edit", rows=sidewalk, out=tmp_path / "b")
+    assert not (tmp_path / "b" / "data" / "no_edit").exists()
+    res = publish("movsafebench", version="1.0.0", config="no_edit", rows=sidewalk, out=tmp_path / "b",
+                  allowed_sources=["sa_bench"])
+    assert res.problems == []
+    with pytest.raises(BadInput, match="no_edit config"):
+        publish("movsafebench", version="1.0.0", config="no_edit", rows=edited, out=tmp_path / "c")
+    with pytest.raises(BadInput, match="may not be redistributed"):  # in any config, not only no_edit
+        publish("movsafebench", version="1.0.0", config="default", rows=sidewalk, out=tmp_path / "d")

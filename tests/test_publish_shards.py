@@ -181,3 +181,17 @@ def test_bd_hazardvlm_image_columns_refused() -> None:
     refuse_images_if_annotations_only("movsafebench", with_image)  # images allowed there
     with pytest.raises(BadInput):
         refuse_images_if_annotations_only("other", with_image, allows_images=False)
+
+
+def test_fast_row_encoder_matches_datasets() -> None:
+    from builder.publish.shards import _row_encoder
+
+    features = spec.features()
+    encode = _row_encoder(features)
+    rows = list(movsafebench_rows_from_records(demo_records(per_scenario=2) + _records(4)))
+    for row in rows:
+        assert encode(row) == features.encode_example(row)
+    with pytest.raises(ValueError):
+        encode({**rows[0], "answer": "up"})
+    nested = datasets.Features({"id": datasets.Value("string"), "tags": datasets.Sequence(datasets.Value("string"))})
+    assert _row_encoder(nested) == nested.encode_example  # non-flat features go through datasets

@@ -28,10 +28,13 @@ from eval_kit.errors import BadInput
 @click.option("--build-info", type=click.Path(path_type=Path), default=None,
               help="JSON with build provenance for the card: models [{role, name, revision}], "
                    "acceptance_rates {stage: fraction}, notes.")
+@click.option("--allow-source", "allowed_sources", multiple=True,
+              help="Confirm that this source's licence allows redistributing its unedited images "
+                   "(MovSafeBench: drivebench is allowed; sa_bench needs this flag). Repeatable.")
 @click.option("--push", is_flag=True, help="Upload and tag on the Hub (default: dry run printing the plan).")
 def publish_command(benchmark: str, version: str, repo_id: str | None, config: str, input_path: Path | None,
                     out: Path | None, max_shard_mb: float, notes: str | None, date: str | None,
-                    build_info: Path | None, push: bool) -> None:
+                    build_info: Path | None, allowed_sources: tuple[str, ...], push: bool) -> None:
     """Publish BENCHMARK's CONFIG as Parquet shards with its dataset card, croissant.json and release manifest.
 
     Always rebuilds the local dataset folder; without --push it only prints what would be uploaded.
@@ -49,6 +52,7 @@ def publish_command(benchmark: str, version: str, repo_id: str | None, config: s
     result = publish(
         benchmark, version=version, config=config, input_path=input_path, out=out, repo_id=repo_id, notes=notes,
         date=date, build_info=load_build_info(build_info), max_shard_bytes=int(max_shard_mb * 2**20), push=push,
+        allowed_sources=allowed_sources,
         progress=True,
     )
     rows = sum(s.num_rows for s in result.shards)

@@ -18,7 +18,9 @@ allowed per scenario) and sorted by id; image bytes are read lazily, one row at 
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ PROVENANCE_FIELDS: tuple[str, ...] = (
     "pipeline_version",
 )
 RECORDS_FILENAME = "records.jsonl"
+PREFETCH = 8  # images read ahead of the writer
 
 
 def _where(index: int, record: dict[str, Any], origin: str | None) -> str:
@@ -134,11 +137,21 @@ def movsafebench_rows_from_records(
             raise BadInput(f"{where_a}: duplicate id {a['id']!r}", field="id", fix="ids must be unique")
 
     def generate() -> Iterator[dict[str, Any]]:
-        for where, row in checked:
-            image = _read_image(row, base, where)
-            out = {k: v for k, v in row.items() if not k.startswith("_")}
-            out["image"] = {"bytes": image, "path": None}
-            yield out
+        # read the next few images in a background thread while the writer encodes and writes this one
+        # (file reads release the GIL); the window bounds memory to PREFETCH images
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending: deque = deque()
+            items = iter(checked)
+            for where, row in itertools.islice(items, PREFETCH):
+                pending.append((row, pool.submit(_read_image, row, base, where)))
+            while pending:
+                row, future = pending.popleft()
+                nxt = next(items, None)
+                if nxt is not None:
+                    pending.append((nxt[1], pool.submit(_read_image, nxt[1], base, nxt[0])))
+                out = {k: v for k, v in row.items() if not k.startswith("_")}
+                out["image"] = {"bytes": future.result(), "path": None}
+                yield out
 
     return generate()
 
@@ -155,6 +168,28 @@ def rows_from_input(path: Path) -> Iterator[dict[str, Any]]:
         [obj for _, obj in numbered], base_dir=path.parent,
         origins=[f"{path} line {number}" for number, _ in numbered],
     )
+
+
+# Sources whose UNEDITED images may be redistributed (nuScenes: CC BY-NC-SA 4.0). SA-Bench/SideGuide's
+# licence is not stated, so its source images need an explicit --allow-source sa_bench.
+REDISTRIBUTABLE_SOURCES: frozenset[str] = frozenset({"drivebench"})
+NO_EDIT_CONFIG = "no_edit"
+
+
+def check_row(config: str, row: dict[str, Any], allowed_sources: frozenset[str] = frozenset()) -> None:
+    """Licence and config rules: the `no_edit` config holds only no_edit rows, and unedited source images
+    are published only for sources whose licence allows it (demo configs draw their own images)."""
+    if config in ("demo",):
+        return
+    if config == NO_EDIT_CONFIG and row["scenario"] != "no_edit":
+        raise BadInput(f"id {row['id']!r}: scenario {row['scenario']!r} in the no_edit config", field="scenario",
+                       fix="the no_edit config holds the unedited source images only")
+    source = row["source_benchmark"]
+    if row["scenario"] == "no_edit" and source not in REDISTRIBUTABLE_SOURCES | allowed_sources:
+        raise BadInput(
+            f"id {row['id']!r}: the unedited {source} image may not be redistributed", field="source_benchmark",
+            fix=f"leave {source}'s no_edit rows out, or pass --allow-source {source} once its licence is confirmed",
+        )
 
 
 _LICENCE_TEXT = (
@@ -237,4 +272,5 @@ def movsafebench_publisher() -> Publisher:
         crosstab=("scenario", "category"),
         count_columns=("answer", "source_benchmark", "category_group"),
         template="card.md",
+        check_row=check_row,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,13 @@ def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
     raise BadInput(f"no built-in demo data for {publisher.name}", field="--input", fix="pass --input")
 
 
+def _checked_rows(rows: Iterable[dict[str, Any]], publisher: Publisher, config: str,
+                  allowed: frozenset[str]) -> Iterator[dict[str, Any]]:
+    for row in rows:
+        publisher.check_row(config, row, allowed)
+        yield row
+
+
 def publish(
     benchmark: str | Publisher,
     *,
@@ -87,6 +94,7 @@ def publish(
     date: str | None = None,
     build_info: dict[str, Any] | None = None,
     max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
+    allowed_sources: Iterable[str] = (),
     push: bool = False,
     api: Any | None = None,
     progress: bool = False,
@@ -114,6 +122,8 @@ def publish(
         else:
             raise BadInput(f"config {config!r} needs an input", field="--input",
                            fix="pass --input (records JSON Lines or a folder with records.jsonl)")
+    if publisher.check_row is not None:
+        rows = _checked_rows(rows, publisher, config, frozenset(allowed_sources))
     shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
 
     if image_columns(features) and "scenario" in features:

@@ -54,7 +54,9 @@ class Publisher:
     count_columns: tuple[str, ...] = ()
     # config names whose data are demo data (never the benchmark); the card says so
     demo_configs: tuple[str, ...] = ("demo",)
-    template: str = "generic.md"
+    template: str = "card.md"
+    # check_row(config, row, allowed_sources) raises BadInput for a row that may not go into that config
+    check_row: Callable[[str, dict[str, Any], frozenset[str]], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
