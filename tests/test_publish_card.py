@@ -155,3 +155,45 @@ def test_croissant_validates_and_reads_with_mlcroissant(published, monkeypatch) 
     dataset = mlc.Dataset(jsonld=os.fspath(out / "croissant.json"))
     ids = [r["demo/id"].decode() for r in dataset.records("demo")]
     assert ids == sorted(r["id"] for r in demo_records())
+
+
+def test_two_configs_in_one_folder(tmp_path: Path) -> None:
+    """Publishing `default` next to `demo` lists both in the card; `default` is the default config."""
+    from builder.publish.movsafebench import movsafebench_rows_from_records
+
+    out = tmp_path / "movsafebench"
+    publish("movsafebench", version="0.1.0", config="demo", out=out, date="2026-11-30")
+    edited = [r for r in demo_records(per_scenario=3, seed=7) if r["scenario"] != "no_edit"]
+    for r in edited:
+        r["id"] = r["id"].replace("demo-", "msb-")
+    result = publish("movsafebench", version="0.2.0", config="default", out=out, date="2026-12-01",
+                     rows=movsafebench_rows_from_records(edited))
+    assert result.problems == []
+    configs = {c["config_name"]: c for c in result.header["configs"]}
+    assert set(configs) == {"default", "demo"} and configs["default"].get("default") is True
+    assert "default" not in configs["demo"]
+    assert result.header["size_categories"] == ["n<1K"]
+    ds = datasets.load_dataset(str(out), split="test")  # no config name: the default one
+    assert sorted(ds["id"]) == sorted(r["id"] for r in edited)
+    assert len(datasets.load_dataset(str(out), "demo", split="test")) == len(demo_records())
+    card = DatasetCard.load(out / "README.md")
+    assert "**0.2.0** (2026-12-01)" in card.text and "**0.1.0** (2026-11-30)" in card.text
+    doc = json.loads((out / "croissant.json").read_text())
+    assert sorted(rs["@id"] for rs in doc["recordSet"]) == ["default", "demo"]
+
+
+def test_published_folder_is_scorable(published, tmp_path: Path) -> None:
+    """The scorer reads the published config as references (ClassLabels decoded, null category for no_edit)."""
+    from eval_kit.commands.score_movsafebench import score_files
+
+    out, _ = published
+    records = demo_records()
+    flipped = next(r for r in records if r["scenario"] == "static")
+    wrong = next(a for a in ("left", "straight", "right") if a != flipped["answer"])
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps({"id": r["id"], "prediction": wrong if r is flipped else r["answer"]}) + "\n"
+                            for r in records))
+    result = score_files(out, pred, config="demo", n_bootstrap=100)
+    edited = sum(r["scenario"] != "no_edit" for r in records)
+    assert result["num_samples"] == len(records) and result["num_edited"] == edited
+    assert result["accuracy"] == pytest.approx((edited - 1) / edited)

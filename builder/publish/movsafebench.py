@@ -178,9 +178,8 @@ NO_EDIT_CONFIG = "no_edit"
 
 def check_row(config: str, row: dict[str, Any], allowed_sources: frozenset[str] = frozenset()) -> None:
     """Licence and config rules: the `no_edit` config holds only no_edit rows, and unedited source images
-    are published only for sources whose licence allows it (demo configs draw their own images)."""
-    if config in ("demo",):
-        return
+    are published only for sources whose licence allows it. Not applied to demo configs (their images
+    are drawn by this project)."""
     if config == NO_EDIT_CONFIG and row["scenario"] != "no_edit":
         raise BadInput(f"id {row['id']!r}: scenario {row['scenario']!r} in the no_edit config", field="scenario",
                        fix="the no_edit config holds the unedited source images only")
@@ -243,6 +242,8 @@ def movsafebench_publisher() -> Publisher:
         allows_images=True,
         licence="other",
         licence_name="movsafebench-mixed",
+        licence_urls=("https://creativecommons.org/licenses/by-nc/4.0/",
+                      "https://creativecommons.org/licenses/by-nc-sa/4.0/"),
         licence_text=_LICENCE_TEXT,
         task_categories=("visual-question-answering",),
         tags=("safety", "autonomous-driving", "mobile-robots", "hazard", "vlm-evaluation", "multiple-choice"),

@@ -41,6 +41,7 @@ class Publisher:
     licence: str  # the YAML `license` value
     licence_name: str | None = None
     licence_text: str = ""
+    licence_urls: tuple[str, ...] = ()  # for Croissant's `license` (URLs of the licences that apply)
     task_categories: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     languages: tuple[str, ...] = ("en",)
