@@ -60,6 +60,7 @@ def time_cp(src: Path, dst_root: Path) -> float:
     dst = dst_root / "copy"
     if dst.exists():
         shutil.rmtree(dst)
+    os.sync()
     start = time.perf_counter()
     subprocess.run(["cp", "-r", str(src), str(dst)], check=True)
     elapsed = time.perf_counter() - start
@@ -72,7 +73,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300, help="number of images")
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--height", type=int, default=450)
-    parser.add_argument("--repeat", type=int, default=3, help="repetitions; the median is reported")
+    parser.add_argument("--repeat", type=int, default=5, help="repetitions; the median is reported")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="publish_speed_"))
@@ -99,11 +100,13 @@ def main() -> None:
         for r in range(args.repeat):
             cp_times.append(time_cp(src, work))
             out = work / f"shards{r}"
+            os.sync()  # every timed step starts with no dirty pages left by the previous one
             start = time.perf_counter()
             write_config(movsafebench_rows_from_records(records, base_dir=src), features, out, "default")
             shard_times.append(time.perf_counter() - start)
             shutil.rmtree(out)
             out = work / f"repo{r}"
+            os.sync()
             start = time.perf_counter()
             publish("movsafebench", version="1.0.0", config="default", out=out, date="2026-01-01",
                     rows=movsafebench_rows_from_records(records, base_dir=src), repo_id="bench/movsafebench")
