@@ -55,7 +55,7 @@ def test_card_round_trips_through_huggingface_hub(published) -> None:
     assert info.features == get_publisher("movsafebench").features()
     assert info.splits["test"].num_examples == len(demo_records())
     # the body: counts table per scenario x category, measured from the files
-    counts = Counter((r["scenario"], r["category"] or "(none)") for r in demo_records())
+    counts = Counter((r["scenario"], r["category"] or "no object") for r in demo_records())
     header_line = next(line for line in card.text.splitlines() if line.startswith("| scenario |"))
     columns = [c.strip() for c in header_line.strip("|").split("|")]
     for scenario in ("no_edit", "static", "motion", "intrusion", "distance"):

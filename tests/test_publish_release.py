@@ -258,3 +258,18 @@ def test_no_edit_config_licence_rules(tmp_path: Path) -> None:
         publish("movsafebench", version="1.0.0", config="no_edit", rows=edited, out=tmp_path / "c")
     with pytest.raises(BadInput, match="may not be redistributed"):  # in any config, not only no_edit
         publish("movsafebench", version="1.0.0", config="default", rows=sidewalk, out=tmp_path / "d")
+
+
+def test_manifest_tells_whether_ids_changed(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    first = publish("movsafebench", version="1.0.0", config="demo", out=out)
+    assert first.ids_changed is None
+    same = publish("movsafebench", version="1.0.1", config="demo", out=out)
+    assert same.ids_changed is False
+    fewer = [r for r in demo_records() if r["id"] != "demo-static-0000"]
+    changed = publish("movsafebench", version="1.1.0", config="demo", out=out,
+                      rows=movsafebench_rows_from_records(fewer))
+    assert changed.ids_changed is True
+    manifest = json.loads((out / release.MANIFEST_FILENAME).read_text())
+    assert manifest["configs"]["demo"]["num_rows"] == len(fewer)
+    assert [r["version"] for r in manifest["history"]] == ["1.1.0", "1.0.1", "1.0.0"]

@@ -108,11 +108,12 @@ def _table(publisher: Publisher, s: ConfigStats) -> dict[str, Any] | None:
     if "(none)" in used_cols:  # rows without a value (MovSafeBench: no_edit has no inserted object)
         col_order.append("(none)")
     rows = []
+    display = [("no object" if c == "(none)" else c) for c in col_order]
     for r in row_order:
         cells = [s.crosstab[r].get(c, 0) for c in col_order]
         rows.append({"name": r, "cells": cells, "total": sum(cells)})
     col_totals = [sum(row["cells"][i] for row in rows) for i in range(len(col_order))]
-    return {"row_name": row_name, "col_name": col_name, "columns": col_order, "rows": rows,
+    return {"row_name": row_name, "col_name": col_name, "columns": display, "rows": rows,
             "col_totals": col_totals, "total": sum(col_totals)}
 
 

@@ -59,6 +59,8 @@ def publish_command(benchmark: str, version: str, repo_id: str | None, config: s
     click.echo(f"wrote {result.repo_dir}/data/{config}/: {rows} rows in {len(result.shards)} shard(s)")
     click.echo(f"wrote {result.repo_dir}/README.md, croissant.json, CHANGELOG.md, release-manifest.json "
                f"(version {version})")
+    if result.ids_changed is not None:
+        click.echo(f"ids of config {config}: {'CHANGED' if result.ids_changed else 'unchanged'} since the last release")
     if result.plan is not None:
         click.echo(result.plan.render())
     else:

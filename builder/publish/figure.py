@@ -43,7 +43,8 @@ def sample_grid(shards: list[Path], out_path: str | Path, *, group_column: str =
                 group = _decode(names.get(group_column), value)
                 taken = len(picked.get(group, [])) + sum(1 for _, g, _ in wanted if g == group)
                 if taken < per_group:
-                    label = _decode(names.get(label_column), small[label_column][i]) if has_label else ""
+                    value = small[label_column][i] if has_label else None
+                    label = "" if value is None else _decode(names.get(label_column), value)
                     wanted.append((i, group, label))
             if wanted:
                 images = pf.read_row_group(group_index, columns=["image"]).column("image")

@@ -41,6 +41,7 @@ class PublishResult:
     header: dict[str, Any]
     plan: release.PushPlan | None = None
     commit: str | None = None
+    ids_changed: bool | None = None  # vs the previous release of this config; None when there was none
     stats: dict[str, Any] = field(default_factory=dict)
 
 
@@ -150,13 +151,16 @@ def publish(
     doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
     atomic_write_json(repo_dir / CROISSANT_FILENAME, doc)
     release.write_notes(repo_dir, publisher.pretty_name, history)
+    config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
     release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
-                           history=history, known_hashes=hashes)
+                           history=history, known_hashes=hashes, configs=config_ids)
 
     problems = [str(p) for p in card_mod.check_card(repo_dir, publisher, expected_header=header)]
     problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]
+    before = (previous.get("configs") or {}).get(config)
+    ids_changed = None if before is None else before.get("ids_sha256") != this.ids_sha256
     result = PublishResult(repo_dir=repo_dir, config=config, version=version, shards=shards, problems=problems,
-                           header=header, stats={s.config: s.to_dict() for s in stats})
+                           header=header, stats={s.config: s.to_dict() for s in stats}, ids_changed=ids_changed)
     if repo_id:
         result.plan = release.make_plan(repo_dir, repo_id, version, problems)
     if push:

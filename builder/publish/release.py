@@ -92,8 +92,10 @@ def release_files(repo_dir: str | Path) -> list[Path]:
 
 
 def write_manifest(repo_dir: str | Path, *, benchmark: str, version: str, date: str, repo_id: str | None,
-                   history: list[dict[str, str]], known_hashes: dict[str, str] | None = None) -> dict[str, Any]:
-    """Write `release-manifest.json` with the sha256 and size of every other release file."""
+                   history: list[dict[str, str]], known_hashes: dict[str, str] | None = None,
+                   configs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write `release-manifest.json` with the sha256 and size of every other release file, and per config
+    its row count and the sha256 of its ids (so the next release can tell whether ids changed)."""
     repo_dir = Path(repo_dir)
     known = dict(known_hashes or {})
     files = {}
@@ -103,7 +105,7 @@ def write_manifest(repo_dir: str | Path, *, benchmark: str, version: str, date: 
             continue
         files[rel] = {"sha256": known.get(rel) or sha256_file(path), "size": path.stat().st_size}
     manifest = {"benchmark": benchmark, "version": version, "tag": tag_of(version), "date": date,
-                "repo_id": repo_id, "files": files, "history": history}
+                "repo_id": repo_id, "configs": configs or {}, "files": files, "history": history}
     atomic_write_json(repo_dir / MANIFEST_FILENAME, manifest)
     return manifest
 

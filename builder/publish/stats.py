@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,11 +23,12 @@ class ConfigStats:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     crosstab: dict[str, dict[str, int]] = field(default_factory=dict)  # row value -> column value -> n
     editors: dict[str, int] = field(default_factory=dict)  # "editor @ revision" -> n
+    ids_sha256: str = ""  # sha256 of the ids joined by newlines, in file order: tells whether ids changed
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "config": self.config, "num_rows": self.num_rows, "num_bytes": self.num_bytes, "files": self.files,
-            "counts": self.counts, "crosstab": self.crosstab, "editors": self.editors,
+            "counts": self.counts, "crosstab": self.crosstab, "editors": self.editors, "ids_sha256": self.ids_sha256,
         }
 
 
@@ -53,7 +55,8 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
 
     repo_dir = Path(repo_dir)
     files = config_shards(repo_dir, config)
-    wanted = set(count_columns) | set(crosstab or ()) | {"editor", "editor_revision"}
+    wanted = set(count_columns) | set(crosstab or ()) | {"id", "editor", "editor_revision"}
+    ids_digest = hashlib.sha256()
     counts: dict[str, Counter] = {c: Counter() for c in count_columns}
     cross: dict[str, Counter] = {}
     editors: Counter = Counter()
@@ -64,6 +67,9 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
         present = [c for c in pf.schema_arrow.names if c in wanted]
         table = pf.read(columns=present)
         num_rows += table.num_rows
+        if "id" in table.column_names:
+            for value in table.column("id").to_pylist():
+                ids_digest.update(f"{value}\n".encode())
         data = {c: [_label(v, names.get(c)) for v in table.column(c).to_pylist()] for c in present}
         for c in count_columns:
             if c in data:
@@ -84,6 +90,7 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
         counts={c: dict(sorted(v.items())) for c, v in counts.items()},
         crosstab={r: dict(v) for r, v in cross.items()},
         editors=dict(sorted(editors.items())),
+        ids_sha256=ids_digest.hexdigest(),
     )
 
 
