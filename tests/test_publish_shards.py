@@ -195,3 +195,14 @@ def test_fast_row_encoder_matches_datasets() -> None:
         encode({**rows[0], "answer": "up"})
     nested = datasets.Features({"id": datasets.Value("string"), "tags": datasets.Sequence(datasets.Value("string"))})
     assert _row_encoder(nested) == nested.encode_example  # non-flat features go through datasets
+
+
+def test_rows_that_do_not_fit_the_schema_are_bad_input(tmp_path: Path) -> None:
+    rows = list(movsafebench_rows_from_records(_records(3)))
+    with pytest.raises(BadInput, match="does not fit"):
+        write_config(iter([{**rows[0], "answer": 7}]), spec.features(), tmp_path, "a")  # label index out of range
+    with pytest.raises(BadInput, match="does not fit"):
+        write_config(iter([{**rows[0], "seed": "not a number"}]), spec.features(), tmp_path, "b")
+    with pytest.raises(BadInput, match="lacks column"):
+        write_config(iter([{k: v for k, v in rows[0].items() if k != "prompt"}]), spec.features(), tmp_path, "c")
+    assert published_configs(tmp_path) == []

@@ -101,8 +101,11 @@ def _row_encoder(features) -> Callable[[dict[str, Any]], dict[str, Any]]:
         for name in features:
             value = row[name]
             if value is not None:
-                if name in labels and isinstance(value, str):
-                    value = labels[name].str2int(value)
+                if name in labels:
+                    if isinstance(value, str):
+                        value = labels[name].str2int(value)
+                    elif not (isinstance(value, int) and 0 <= value < labels[name].num_classes):
+                        raise ValueError(f"{value!r} is not a label of {name!r}")
                 elif name in images:
                     if not isinstance(value, dict) or not isinstance(value.get("bytes"), (bytes, type(None))):
                         return features.encode_example(row)  # paths, PIL images, arrays: let datasets encode
@@ -229,6 +232,7 @@ def write_config(
 
             iterator = tqdm(iterator, desc=f"publish {config}", unit="row")
         encode = _row_encoder(features)
+        number = 0
         for number, row in enumerate(iterator, start=1):
             missing = [name for name in features if name not in row]
             if missing:
@@ -238,8 +242,14 @@ def write_config(
                 encoded = encode(row)
             except (ValueError, TypeError, KeyError) as exc:
                 raise BadInput(f"row {number} (id {row.get('id')!r}) does not fit the features: {exc}") from None
-            sink.add(encoded)
-        parts = sink.finish()
+            try:
+                sink.add(encoded)
+            except (ValueError, TypeError) as exc:  # pyarrow's ArrowInvalid / ArrowTypeError, at batch level
+                raise _schema_error(number, exc) from None
+        try:
+            parts = sink.finish()
+        except (ValueError, TypeError) as exc:
+            raise _schema_error(number, exc) from None
         if not parts:
             raise BadInput(f"no rows to publish for config {config!r}", fix="check the input")
         shards: list[ShardInfo] = []
@@ -252,6 +262,12 @@ def write_config(
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _schema_error(number: int, exc: Exception) -> BadInput:
+    first = max(1, number - ROW_GROUP_ROWS + 1)
+    return BadInput(f"a row among rows {first}..{number} does not fit the Parquet schema: {exc}",
+                    fix="check the column types against the benchmark's features")
 
 
 def _swap_in(new: Path, target: Path) -> None:
