@@ -206,3 +206,17 @@ def test_rows_that_do_not_fit_the_schema_are_bad_input(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="lacks column"):
         write_config(iter([{k: v for k, v in rows[0].items() if k != "prompt"}]), spec.features(), tmp_path, "c")
     assert published_configs(tmp_path) == []
+
+
+def test_shard_sha256_matches_the_file(tmp_path: Path) -> None:
+    """The sha256 recorded for each shard (manifest, Croissant) is that of the file on disk."""
+    import hashlib
+
+    records = _records(250)  # several row groups per shard, several shards
+    bound = 60 * max(len(r["image"]) for r in records)
+    shards = write_config(movsafebench_rows_from_records(records), spec.features(), tmp_path, "default",
+                          max_shard_bytes=bound)
+    assert len(shards) >= 3
+    for s in shards:
+        assert s.sha256 == hashlib.sha256((tmp_path / s.path).read_bytes()).hexdigest()
+        assert s.num_bytes == (tmp_path / s.path).stat().st_size
