@@ -121,6 +121,11 @@ def main() -> None:
         print(f"full publish (card, croissant, {pub_t:6.3f} s  {mb / pub_t:8.1f} MB/s  ratio {cp_t / pub_t:.2f}"
               f"  (target >= 0.5)")
         print("  manifest, figure, checks)")
+        # the machine may be shared: ratios of the runs made back to back are steadier than ratios of medians
+        for name, times in (("shards only", shard_times), ("full publish", publish_times)):
+            ratios = sorted(c / t for c, t in zip(cp_times, times, strict=True))
+            print(f"paired ratio to cp, {name}: median {statistics.median(ratios):.2f} "
+                  f"(min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
 
         folder = str(out)
         start = time.perf_counter()

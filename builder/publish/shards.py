@@ -41,13 +41,10 @@ class ShardInfo:
     sha256: str
 
 
-def sha256_file(path: str | Path, chunk: int = 8 * 1024 * 1024) -> str:
-    """Hex sha256 of a file, read in 8 MiB blocks."""
-    digest = hashlib.sha256()
+def sha256_file(path: str | Path) -> str:
+    """Hex sha256 of a file (`hashlib.file_digest` reads into one reused buffer)."""
     with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def shard_name(split: str, index: int, count: int) -> str:
