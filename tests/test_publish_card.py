@@ -78,9 +78,10 @@ def test_figure_is_written_and_linked(published) -> None:
         assert img.height >= 5 * 108  # one row per scenario
 
 
-def test_load_dataset_reads_the_published_config(published) -> None:
+def test_load_dataset_reads_the_published_config(published, tmp_path: Path) -> None:
     out, _ = published
-    ds = datasets.load_dataset(str(out), "demo", split="test").cast_column("image", datasets.Image(decode=False))
+    ds = datasets.load_dataset(str(out), "demo", split="test", cache_dir=str(tmp_path / "cache"))
+    ds = ds.cast_column("image", datasets.Image(decode=False))
     records = {r["id"]: r for r in demo_records()}
     assert ds["id"] == sorted(records)
     ans = ds.features["answer"].names
@@ -94,7 +95,7 @@ def test_load_dataset_by_folder_name_from_repo_root(published, tmp_path: Path, m
     out, _ = published
     shutil.copytree(out, tmp_path / "movsafebench")
     monkeypatch.chdir(tmp_path)
-    ds = datasets.load_dataset("movsafebench", "demo", split="test")
+    ds = datasets.load_dataset("movsafebench", "demo", split="test", cache_dir=str(tmp_path / "cache"))
     assert len(ds) == len(demo_records())
 
 

@@ -211,7 +211,7 @@ def test_cli_publishes_records_jsonl_input(tmp_path: Path) -> None:
     res = _run(["publish", "movsafebench", "--version", "1.0.0", "--input", str(folder), "--out", str(out),
                 "--allow-source", "sa_bench"])
     assert res.exit_code == 0, res.output
-    ds = datasets.load_dataset(str(out), "default", split="test")
+    ds = datasets.load_dataset(str(out), "default", split="test", cache_dir=str(tmp_path / "cache"))
     assert len(ds) == len(lines)
     bad = json.loads(lines[3])
     bad["scenario"] = "flying"

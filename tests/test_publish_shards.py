@@ -43,7 +43,7 @@ def _records(n: int) -> list[dict]:
 
 
 def _load(folder: Path, config: str):
-    ds = datasets.load_dataset(str(folder), config, split="test")
+    ds = datasets.load_dataset(str(folder), config, split="test", cache_dir=str(folder / ".cache"))
     return ds.cast_column("image", datasets.Image(decode=False))
 
 
