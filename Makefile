@@ -4,13 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: test demo lint install clean
+.PHONY: test demo demo-data lint install clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install torch==2.13.0  # the CPU build first, or pip pulls a multi-GB CUDA torch (tests use tiny models)
-	$(PIP) install -e ".[dev,builder,models,ray]"
+	$(PIP) install -e ".[dev,builder,models,ray,publish]"
 	$(PIP) install --no-deps "bddl==3.6.0"  # SafeRelBench's BDDL parser; --no-deps skips nltk/jupytext/pytest
 	touch $@
 
@@ -24,6 +24,11 @@ test: install lint
 
 demo: install
 	$(VENV)/bin/hazardkit demo
+
+# movsafebench/data/demo/ (git-ignored) from procedurally drawn scenes; then load_dataset("movsafebench", "demo")
+demo-data: install
+	$(VENV)/bin/hazardkit publish movsafebench --config demo --version 0.1.0 --date 2026-11-30 \
+		--notes "demo config from procedurally drawn scenes"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -132,6 +132,13 @@ def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, so
 from builder.sources.cli import sources as _sources_group  # noqa: E402
 
 cli.add_command(_sources_group)
+def _register_publish() -> None:
+    from builder.publish.command import publish_command
+
+    cli.add_command(publish_command, "publish")
+
+
+_register_publish()
 
 
 def main(argv: list[str] | None = None) -> int:

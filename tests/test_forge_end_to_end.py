@@ -48,7 +48,7 @@ def snapshot(run: Path) -> dict[str, str]:
 
 
 def test_compositor_heuristic_run_and_status(planned, tmp_path):
-    root, plan = planned
+    _root, plan = planned
     run = tmp_path / "run"
     code, out = invoke("forge", "run", plan, "--out", run, "--limit", "40", "--no-progress")
     assert code == 0, out
@@ -81,7 +81,7 @@ def test_compositor_heuristic_run_and_status(planned, tmp_path):
 
 
 def test_sigkill_and_resume_equals_uninterrupted(planned, tmp_path):
-    root, plan = planned
+    _root, plan = planned
     exe = [sys.executable, "-m", "builder.cli", "forge", "run", str(plan), "--limit", "30", "--no-progress"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run([*exe, "--out", str(tmp_path / "whole")], check=True, env=env, capture_output=True, timeout=300)
@@ -103,7 +103,7 @@ def test_sigkill_and_resume_equals_uninterrupted(planned, tmp_path):
 
 
 def test_bad_sources_fail_their_jobs_and_the_run_goes_on(planned, tmp_path):
-    root, plan = planned
+    _root, plan = planned
     lines = [json.loads(line) for line in plan.read_text().splitlines()][:8]
     scenes = tmp_path / "scenes"
     scenes.mkdir()
@@ -135,7 +135,7 @@ def test_bad_sources_fail_their_jobs_and_the_run_goes_on(planned, tmp_path):
 
 
 def test_bad_plan_and_mixed_runs_exit_2(planned, tmp_path):
-    root, plan = planned
+    _root, plan = planned
     code, out = invoke("forge", "run", tmp_path / "nope.jsonl", "--out", tmp_path / "r")
     assert code == 2 and "plan file not found" in out
     broken = tmp_path / "broken.jsonl"
@@ -152,7 +152,7 @@ def test_tiny_flux_fill_with_tiny_vlm_checker(planned, tmp_path):
     from builder.hazardforge.editors.tiny import tiny_flux_fill
     from builder.hazardforge.quality.tiny import tiny_qwen3_vl
 
-    root, plan = planned
+    _root, plan = planned
     tiny_flux_fill().save_pretrained(tmp_path / "flux")
     model, processor = tiny_qwen3_vl()
     model.save_pretrained(tmp_path / "vlm")

@@ -1,0 +1,231 @@
+"""The dataset card: a YAML header built with `datasets`' own writers plus a jinja2 body from measured stats.
+
+The header's `configs` and `dataset_info` are written by `datasets.utils.metadata.MetadataConfigs` and
+`datasets.info.DatasetInfosDict` (what `push_to_hub` uses), so `load_dataset(folder, config)` reads them
+exactly as it reads cards on the Hub. `check_card` re-reads the card with `huggingface_hub.DatasetCard`
+and compares it with what was meant, file by file and feature by feature: a release refuses to go out
+when it finds a problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from builder.publish.publishers import Publisher
+from builder.publish.shards import SPLIT, config_shards, published_configs
+from builder.publish.stats import ConfigStats, size_category
+
+CARD_FILENAME = "README.md"
+ASSETS_DIR = "assets"
+
+
+def figure_path(config: str) -> str:
+    return f"{ASSETS_DIR}/samples_{config}.png"
+
+
+def _human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _feature_kind(feature: Any) -> str:
+    import datasets
+
+    if isinstance(feature, datasets.ClassLabel):
+        return "class label: " + ", ".join(f"`{n}`" for n in feature.names)
+    if isinstance(feature, datasets.Image):
+        return "image (encoded bytes as produced)"
+    if isinstance(feature, datasets.Value):
+        return feature.dtype
+    return type(feature).__name__
+
+
+def _split_dict(s: ConfigStats):
+    from datasets.splits import SplitDict, SplitInfo
+
+    splits = SplitDict()
+    splits.add(SplitInfo(name=SPLIT, num_bytes=s.num_bytes, num_examples=s.num_rows))
+    return splits
+
+
+def card_header(publisher: Publisher, stats: list[ConfigStats]) -> dict[str, Any]:
+    """The YAML header as a plain dict (what DatasetCardData must give back after a round trip)."""
+    import datasets
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+
+    features = publisher.features()
+    total = sum(s.num_rows for s in stats if s.config not in publisher.demo_configs) or sum(
+        s.num_rows for s in stats)
+    data = DatasetCardData(
+        license=publisher.licence,
+        pretty_name=publisher.pretty_name,
+        task_categories=list(publisher.task_categories),
+        language=list(publisher.languages),
+        size_categories=[size_category(total)],
+        tags=list(publisher.tags),
+    )
+    if publisher.licence_name:
+        data["license_name"] = publisher.licence_name
+    names = [s.config for s in stats]
+    default = "default" if "default" in names else None
+    configs = {}
+    for s in stats:
+        entry: dict[str, Any] = {"data_files": [{"split": SPLIT, "path": f"data/{s.config}/{SPLIT}-*"}]}
+        if s.config == default:
+            entry["default"] = True
+        configs[s.config] = entry
+    MetadataConfigs(configs).to_dataset_card_data(data)
+    infos = {}
+    for s in stats:
+        infos[s.config] = datasets.DatasetInfo(
+            features=features,
+            splits=_split_dict(s),
+            download_size=s.num_bytes,
+            dataset_size=s.num_bytes,
+            config_name=s.config,
+        )
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    return data.to_dict()
+
+
+def _table(publisher: Publisher, s: ConfigStats) -> dict[str, Any] | None:
+    if not publisher.crosstab or not s.crosstab:
+        return None
+    features = publisher.features()
+    row_name, col_name = publisher.crosstab
+    row_order = list(getattr(features[row_name], "names", sorted(s.crosstab)))
+    col_order = list(getattr(features[col_name], "names", sorted({c for r in s.crosstab.values() for c in r})))
+    row_order = [r for r in row_order if r in s.crosstab] + sorted(r for r in s.crosstab if r not in row_order)
+    used_cols = {c for r in s.crosstab.values() for c in r}
+    if "(none)" in used_cols:  # rows without a value (MovSafeBench: no_edit has no inserted object)
+        col_order.append("(none)")
+    rows = []
+    display = [("no object" if c == "(none)" else c) for c in col_order]
+    for r in row_order:
+        cells = [s.crosstab[r].get(c, 0) for c in col_order]
+        rows.append({"name": r, "cells": cells, "total": sum(cells)})
+    col_totals = [sum(row["cells"][i] for row in rows) for i in range(len(col_order))]
+    return {"row_name": row_name, "col_name": col_name, "columns": display, "rows": rows,
+            "col_totals": col_totals, "total": sum(col_totals)}
+
+
+def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str, repo_id: str | None,
+                history: list[dict[str, str]], build_info: dict[str, Any] | None, repo_dir: Path) -> str:
+    """The Markdown body from the package template, the measured statistics and the release history."""
+    try:
+        import jinja2
+    except ImportError:  # pragma: no cover - jinja2 comes with the `publish` extra
+        from eval_kit.errors import BadInput
+
+        raise BadInput("jinja2 is not installed", fix='pip install -e ".[publish]"') from None
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("builder.publish", "templates"),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
+    )
+    template = env.get_template(publisher.template)
+    configs = []
+    for s in stats:
+        fig = figure_path(s.config)
+        configs.append({
+            "config": s.config, "num_rows": s.num_rows, "files": s.files, "size_text": _human_size(s.num_bytes),
+            "is_demo": s.config in publisher.demo_configs, "table": _table(publisher, s), "counts": s.counts,
+            "editors": s.editors, "figure": fig if (repo_dir / fig).exists() else None,
+        })
+    build = {"models": [], "acceptance_rates": {}, "notes": ""}
+    for key, value in (build_info or {}).items():
+        build[key] = value
+    build["acceptance_rates"] = {
+        k: (f"{100 * v:.1f}%" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
+        for k, v in dict(build.get("acceptance_rates") or {}).items()
+    }
+    features = publisher.features()
+    fields = [(name, _feature_kind(feat)) for name, feat in features.items()]
+    return template.render(p=publisher, configs=configs, version=version, repo_id=repo_id, history=history,
+                           build=build, fields=fields)
+
+
+def render_card(publisher: Publisher, stats: list[ConfigStats], **kwargs: Any) -> tuple[str, dict[str, Any]]:
+    """(card text, header dict): YAML front matter dumped by huggingface_hub, then the body."""
+    from huggingface_hub import DatasetCardData
+
+    header = card_header(publisher, stats)
+    yaml_text = DatasetCardData(**header).to_yaml()
+    body = render_body(publisher, stats, **kwargs)
+    return f"---\n{yaml_text}\n---\n\n{body}", header
+
+
+@dataclass
+class CardProblem:
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+def check_card(repo_dir: str | Path, publisher: Publisher, expected_header: dict[str, Any] | None = None
+               ) -> list[CardProblem]:
+    """Problems with the card and the Parquet schemas of a repo folder; empty when it may be released."""
+    import datasets
+    import pyarrow.parquet as pq
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard
+
+    repo_dir = Path(repo_dir)
+    problems: list[CardProblem] = []
+    card_path = repo_dir / CARD_FILENAME
+    if not card_path.exists():
+        return [CardProblem(str(card_path), "no dataset card")]
+    try:
+        card = DatasetCard.load(card_path)
+    except Exception as exc:  # a broken YAML header raises several types
+        return [CardProblem(str(card_path), f"card does not load: {exc}")]
+    header = card.data.to_dict()
+    if expected_header is not None and header != expected_header:
+        diff = sorted(k for k in set(header) | set(expected_header) if header.get(k) != expected_header.get(k))
+        problems.append(CardProblem(str(card_path), f"YAML header changed in the round trip: {', '.join(diff)}"))
+    for key in ("license", "pretty_name", "task_categories", "size_categories", "configs", "dataset_info"):
+        if not header.get(key):
+            problems.append(CardProblem(str(card_path), f"YAML header lacks `{key}`"))
+    configs = MetadataConfigs.from_dataset_card_data(card.data)
+    infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    features = publisher.features()
+    on_disk = published_configs(repo_dir)
+    if sorted(configs) != on_disk:
+        problems.append(CardProblem(str(card_path), f"configs {sorted(configs)} != data folders {on_disk}"))
+    for config in on_disk:
+        files = config_shards(repo_dir, config)
+        info = infos.get(config)
+        if info is None:
+            problems.append(CardProblem(str(card_path), f"no dataset_info for config {config!r}"))
+        else:
+            if info.features != features:
+                problems.append(CardProblem(str(card_path), f"dataset_info features of {config!r} differ from "
+                                            f"the {publisher.name} features"))
+            rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+            split = (info.splits or {}).get(SPLIT)
+            if split is None or split.num_examples != rows:
+                problems.append(CardProblem(str(card_path), f"dataset_info of {config!r} says "
+                                            f"{getattr(split, 'num_examples', None)} rows, files hold {rows}"))
+        for file in files:
+            schema = pq.read_schema(file)
+            try:
+                file_features = datasets.Features.from_arrow_schema(schema)
+            except Exception as exc:
+                problems.append(CardProblem(str(file), f"schema has no readable features: {exc}"))
+                continue
+            if file_features != features or not schema.equals(features.arrow_schema, check_metadata=False):
+                problems.append(CardProblem(str(file), f"schema differs from the {publisher.name} features"))
+    for link in sorted({figure_path(c) for c in on_disk}):
+        if f"]({link})" in card.text and not (repo_dir / link).exists():
+            problems.append(CardProblem(str(card_path), f"links {link}, which does not exist"))
+    return problems

@@ -1,0 +1,74 @@
+"""`hazardkit publish BENCHMARK`: build a dataset folder's release and (with --push) upload and tag it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from builder.publish.shards import DEFAULT_MAX_SHARD_BYTES
+from eval_kit.errors import BadInput
+
+
+@click.command("publish")
+@click.argument("benchmark")
+@click.option("--version", "version", required=True, help="Semantic version of the release, X.Y.Z (tag vX.Y.Z).")
+@click.option("--repo-id", default=None, help="Hub dataset repo ORG/NAME; needed for the push plan and --push.")
+@click.option("--config", default="default", show_default=True,
+              help="Config to (re)build: default, no_edit, demo, ... (demo builds from built-in demo scenes "
+                   "when --input is not given).")
+@click.option("--input", "input_path", type=click.Path(path_type=Path), default=None,
+              help="Records JSON Lines file, or a folder holding records.jsonl (image paths relative to it).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Dataset folder to write (default: ./BENCHMARK, the repo's dataset folder).")
+@click.option("--max-shard-mb", type=click.FloatRange(min=0.001), default=DEFAULT_MAX_SHARD_BYTES / 2**20,
+              show_default=True, help="Upper bound of one Parquet shard, in MiB.")
+@click.option("--notes", default=None, help="Release note for the changelog (default: what was published).")
+@click.option("--date", default=None, help="Release date YYYY-MM-DD (default: today, UTC).")
+@click.option("--build-info", type=click.Path(path_type=Path), default=None,
+              help="JSON with build provenance for the card: models [{role, name, revision}], "
+                   "acceptance_rates {stage: fraction}, notes.")
+@click.option("--allow-source", "allowed_sources", multiple=True,
+              help="Confirm that this source's licence allows redistributing its unedited images "
+                   "(MovSafeBench: drivebench is allowed; sa_bench needs this flag). Repeatable.")
+@click.option("--push", is_flag=True, help="Upload and tag on the Hub (default: dry run printing the plan).")
+def publish_command(benchmark: str, version: str, repo_id: str | None, config: str, input_path: Path | None,
+                    out: Path | None, max_shard_mb: float, notes: str | None, date: str | None,
+                    build_info: Path | None, allowed_sources: tuple[str, ...], push: bool) -> None:
+    """Publish BENCHMARK's CONFIG as Parquet shards with its dataset card, croissant.json and release manifest.
+
+    Always rebuilds the local dataset folder; without --push it only prints what would be uploaded.
+    Refuses to push when the card or schema check fails or when tag vVERSION already exists on the Hub.
+    """
+    import datetime as dt
+
+    from builder.publish.pipeline import load_build_info, publish
+
+    if date is not None:
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError:
+            raise BadInput(f"{date!r} is not a date", field="--date", fix="use YYYY-MM-DD") from None
+    result = publish(
+        benchmark, version=version, config=config, input_path=input_path, out=out, repo_id=repo_id, notes=notes,
+        date=date, build_info=load_build_info(build_info), max_shard_bytes=int(max_shard_mb * 2**20), push=push,
+        allowed_sources=allowed_sources,
+        progress=True,
+    )
+    rows = sum(s.num_rows for s in result.shards)
+    click.echo(f"wrote {result.repo_dir}/data/{config}/: {rows} rows in {len(result.shards)} shard(s)")
+    click.echo(f"wrote {result.repo_dir}/README.md, croissant.json, CHANGELOG.md, release-manifest.json "
+               f"(version {version})")
+    if result.ids_changed is not None:
+        click.echo(f"ids of config {config}: {'CHANGED' if result.ids_changed else 'unchanged'} since the last release")
+    if result.plan is not None:
+        click.echo(result.plan.render())
+    else:
+        click.echo("no push plan: pass --repo-id ORG/NAME to see what would be uploaded")
+    if result.problems:
+        raise BadInput("card or schema check failed: " + "; ".join(result.problems),
+                       fix="fix the data or the publisher before releasing")
+    if push:
+        click.echo(f"pushed {result.plan.repo_id} commit {result.commit} and tag {result.plan.tag}")
+    elif result.plan is not None:
+        click.echo("dry run: nothing uploaded (add --push to upload)")

@@ -1,0 +1,47 @@
+"""Refusals that protect what may be published: BD-HazardVLM never redistributes images.
+
+BD-HazardVLM's source images (RSUD20K, TFP-BD) are not ours to share; users rebuild them locally from
+a manifest. So its dataset repo holds annotations only, and publishing refuses any image column,
+wherever it is nested, before a single byte is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+# Benchmarks whose dataset repo must never carry image data.
+ANNOTATIONS_ONLY_BENCHMARKS: frozenset[str] = frozenset({"bd_hazardvlm"})
+
+
+def image_columns(features: Any, prefix: str = "") -> list[str]:
+    """Dotted names of every `datasets.Image` feature in `features`, nested ones included."""
+    import datasets
+
+    found: list[str] = []
+    if isinstance(features, datasets.Image):
+        return [prefix or "<root>"]
+    if isinstance(features, dict):  # Features is a dict subclass
+        for name, sub in features.items():
+            found += image_columns(sub, f"{prefix}.{name}" if prefix else name)
+    elif isinstance(features, (list, tuple)):
+        for sub in features:
+            found += image_columns(sub, prefix)
+    elif isinstance(features, (datasets.Sequence, datasets.List, datasets.LargeList)):
+        found += image_columns(features.feature, prefix)
+    return found
+
+
+def refuse_images_if_annotations_only(benchmark: str, features: Any, *, allows_images: bool = True) -> None:
+    """Raise BadInput when an annotations-only benchmark (BD-HazardVLM) would publish an image column."""
+    if benchmark in ANNOTATIONS_ONLY_BENCHMARKS or not allows_images:
+        columns = image_columns(features)
+        if columns:
+            raise BadInput(
+                f"{benchmark} publishes annotations only, but the features have image column(s) "
+                f"{', '.join(columns)}",
+                field=columns[0],
+                fix="drop the image column: source images are never redistributed, users rebuild them "
+                "with `hazardkit reconstruct`",
+            )

@@ -1,0 +1,168 @@
+"""One publish: rows -> shards -> figure -> card -> Croissant -> release notes -> manifest -> checks -> plan.
+
+The dataset folder is always rebuilt locally (that is how a dry run shows exactly what would be
+uploaded); only `push=True` touches the Hub, and only when every check passed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder.publish import card as card_mod
+from builder.publish import release
+from builder.publish.croissant import CROISSANT_FILENAME, build_croissant, structural_problems
+from builder.publish.guards import image_columns, refuse_images_if_annotations_only
+from builder.publish.publishers import Publisher, get_publisher
+from builder.publish.shards import (
+    DEFAULT_MAX_SHARD_BYTES,
+    ShardInfo,
+    config_shards,
+    published_configs,
+    sha256_file,
+    write_config,
+)
+from builder.publish.stats import measure_config
+from eval_kit.errors import BadInput
+from eval_kit.jsonl import atomic_write_json, atomic_write_text
+
+
+@dataclass
+class PublishResult:
+    repo_dir: Path
+    config: str
+    version: str
+    shards: list[ShardInfo]
+    problems: list[str]
+    header: dict[str, Any]
+    plan: release.PushPlan | None = None
+    commit: str | None = None
+    ids_changed: bool | None = None  # vs the previous release of this config; None when there was none
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def load_build_info(path: str | Path | None) -> dict[str, Any] | None:
+    """Build provenance for the card: {"models": [{role, name, revision}], "acceptance_rates": {...}, "notes"}."""
+    if path is None:
+        return None
+    path = Path(path)
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput("file not found", path=path) from None
+    except ValueError as exc:
+        raise BadInput(f"not valid JSON ({exc})", path=path) from None
+    if not isinstance(info, dict):
+        raise BadInput("expected a JSON object", path=path)
+    if not isinstance(info.get("models", []), list):
+        raise BadInput("`models` must be a list of {role, name, revision}", path=path, field="models")
+    if not isinstance(info.get("acceptance_rates", {}), dict):
+        raise BadInput("`acceptance_rates` must map a stage to a fraction", path=path, field="acceptance_rates")
+    return info
+
+
+def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
+    """Demo rows for publishers that have a built-in demo generator (MovSafeBench for now)."""
+    if publisher.name == "movsafebench":
+        from builder.publish.demo import demo_records
+        from builder.publish.movsafebench import movsafebench_rows_from_records
+
+        return movsafebench_rows_from_records(demo_records())
+    raise BadInput(f"no built-in demo data for {publisher.name}", field="--input", fix="pass --input")
+
+
+def _checked_rows(rows: Iterable[dict[str, Any]], publisher: Publisher, config: str,
+                  allowed: frozenset[str]) -> Iterator[dict[str, Any]]:
+    for row in rows:
+        publisher.check_row(config, row, allowed)
+        yield row
+
+
+def publish(
+    benchmark: str | Publisher,
+    *,
+    version: str,
+    config: str = "default",
+    rows: Iterable[dict[str, Any]] | None = None,
+    input_path: str | Path | None = None,
+    out: str | Path | None = None,
+    repo_id: str | None = None,
+    notes: str | None = None,
+    date: str | None = None,
+    build_info: dict[str, Any] | None = None,
+    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
+    allowed_sources: Iterable[str] = (),
+    push: bool = False,
+    api: Any | None = None,
+    progress: bool = False,
+) -> PublishResult:
+    """Publish one config of a benchmark into its dataset folder and (with `push`) release it on the Hub."""
+    publisher = benchmark if isinstance(benchmark, Publisher) else get_publisher(benchmark)
+    release.parse_version(version)
+    if not config or not config.replace("_", "").replace("-", "").isalnum():
+        raise BadInput(f"{config!r} is not a config name", field="--config", fix="use letters, digits, _ or -")
+    if push and not repo_id:
+        raise BadInput("--push needs --repo-id", field="--repo-id", fix="pass --repo-id ORG/NAME")
+    repo_dir = Path(out) if out is not None else Path(publisher.name)
+    date = date or dt.datetime.now(dt.UTC).date().isoformat()
+    features = publisher.features()
+    refuse_images_if_annotations_only(publisher.name, features, allows_images=publisher.allows_images)
+
+    previous = release.load_manifest(repo_dir) or {}
+    # refuse an out-of-order version before anything on disk changes
+    release.updated_history(previous.get("history", []), version, date, "")
+    if rows is None:
+        if input_path is not None:
+            rows = publisher.rows_from_input(Path(input_path))
+        elif config in publisher.demo_configs:
+            rows = demo_rows(publisher)
+        else:
+            raise BadInput(f"config {config!r} needs an input", field="--input",
+                           fix="pass --input (records JSON Lines or a folder with records.jsonl)")
+    if publisher.check_row is not None and config not in publisher.demo_configs:
+        rows = _checked_rows(rows, publisher, config, frozenset(allowed_sources))
+    shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
+
+    if image_columns(features) and "scenario" in features:
+        from builder.publish.figure import sample_grid
+
+        order = tuple(getattr(features["scenario"], "names", ()))
+        sample_grid(config_shards(repo_dir, config), repo_dir / card_mod.figure_path(config), order=order)
+
+    stats = [measure_config(repo_dir, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
+             for c in published_configs(repo_dir)]
+    this = next(s for s in stats if s.config == config)
+    notes = notes or f"config `{config}`: {this.num_rows} rows in {len(this.files)} file(s)"
+    history = release.updated_history(previous.get("history", []), version, date, notes)
+    text, header = card_mod.render_card(publisher, stats, version=version, repo_id=repo_id, history=history,
+                                        build_info=build_info, repo_dir=repo_dir)
+    atomic_write_text(repo_dir / card_mod.CARD_FILENAME, text)
+
+    hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
+    for c in published_configs(repo_dir):
+        for f in config_shards(repo_dir, c):
+            rel = f.relative_to(repo_dir).as_posix()
+            if rel not in hashes:
+                hashes[rel] = sha256_file(f)
+    doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
+    atomic_write_json(repo_dir / CROISSANT_FILENAME, doc)
+    release.write_notes(repo_dir, publisher.pretty_name, history)
+    config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
+    release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
+                           history=history, known_hashes=hashes, configs=config_ids)
+
+    problems = [str(p) for p in card_mod.check_card(repo_dir, publisher, expected_header=header)]
+    problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]
+    before = (previous.get("configs") or {}).get(config)
+    ids_changed = None if before is None else before.get("ids_sha256") != this.ids_sha256
+    result = PublishResult(repo_dir=repo_dir, config=config, version=version, shards=shards, problems=problems,
+                           header=header, stats={s.config: s.to_dict() for s in stats}, ids_changed=ids_changed)
+    if repo_id:
+        result.plan = release.make_plan(repo_dir, repo_id, version, problems)
+    if push:
+        result.commit = release.push(result.plan, api=api)
+    return result

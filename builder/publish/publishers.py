@@ -1,0 +1,90 @@
+"""The per-benchmark publisher interface and its registry.
+
+A publisher is a declaration, like a benchmark spec: the repo folder name, the features, how to turn
+an input (file or folder) into rows sorted by id, whether images may be published, and what the card
+says about the data (licences, sources, citation). The machinery in this package (shards, card,
+Croissant, release) is generic over it. MovSafeBench is registered here; BD-HazardVLM and SafeRelBench
+register theirs the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+
+@dataclass(frozen=True)
+class SourceDataset:
+    """A dataset our rows derive from, for the card's licence and attribution section."""
+
+    name: str
+    url: str
+    licence: str
+    attribution: str
+    note: str = ""
+
+
+@dataclass
+class Publisher:
+    """What the generic publishing machinery needs to know about one benchmark."""
+
+    name: str
+    pretty_name: str
+    summary: str
+    features: Callable[[], Any]
+    rows_from_input: Callable[[Path], Iterator[dict[str, Any]]]
+    allows_images: bool
+    licence: str  # the YAML `license` value
+    licence_name: str | None = None
+    licence_text: str = ""
+    licence_urls: tuple[str, ...] = ()  # for Croissant's `license` (URLs of the licences that apply)
+    task_categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ("en",)
+    sources: tuple[SourceDataset, ...] = ()
+    citation: str = ""
+    intended_use: str = ""
+    limitations: tuple[str, ...] = ()
+    how_built: str = ""
+    # columns whose value counts the card shows (row x column cross-tab first, when both given)
+    crosstab: tuple[str, str] | None = None
+    count_columns: tuple[str, ...] = ()
+    # config names whose data are demo data (never the benchmark); the card says so
+    demo_configs: tuple[str, ...] = ("demo",)
+    template: str = "card.md"
+    # check_row(config, row, allowed_sources) raises BadInput for a row that may not go into that config
+    check_row: Callable[[str, dict[str, Any], frozenset[str]], None] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, Callable[[], Publisher]] = {}
+
+
+def register(name: str, factory: Callable[[], Publisher]) -> None:
+    """Make a publisher available to `hazardkit publish NAME`."""
+    _REGISTRY[name] = factory
+
+
+def publisher_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def get_publisher(name: str) -> Publisher:
+    """The publisher for a benchmark name; an unknown name is bad input listing the known ones."""
+    _load_builtin()
+    if name not in _REGISTRY:
+        raise BadInput(f"no publisher for benchmark {name!r}", field="BENCHMARK",
+                       fix=f"use one of: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]()
+
+
+def _load_builtin() -> None:
+    if "movsafebench" not in _REGISTRY:
+        from builder.publish import movsafebench
+
+        register("movsafebench", movsafebench.movsafebench_publisher)
