@@ -25,10 +25,11 @@ test: install lint
 demo: install
 	$(VENV)/bin/hazardkit demo
 
-# movsafebench/data/demo/ (git-ignored) from procedurally drawn scenes; then load_dataset("movsafebench", "demo")
+# movsafebench/data/demo/ (git-ignored): the HazardForge pipeline (compositor + heuristic check) on synthetic
+# scenes, cached resumably in out/demo/forge/; then load_dataset("movsafebench", "demo") works from the repo root
 demo-data: install
 	$(VENV)/bin/hazardkit publish movsafebench --config demo --version 0.1.0 --date 2026-11-30 \
-		--notes "demo config from procedurally drawn scenes"
+		--notes "demo config: HazardForge on synthetic scenes"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

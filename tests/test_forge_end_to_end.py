@@ -170,3 +170,35 @@ def test_tiny_flux_fill_with_tiny_vlm_checker(planned, tmp_path):
         attempts = record["edits"][0]["attempts"]
         assert 1 <= len(attempts) <= 2
         assert set(attempts[0]["verdict"]["raw"]) == {"completeness_answer", "direction_answer"}
+
+
+def test_export_then_publish_reads_back_with_datasets(planned, tmp_path):
+    """forge run -> forge export -> publish -> load_dataset: same ids, answers and image bytes as the run."""
+    import datasets
+
+    _root, plan = planned
+    run = tmp_path / "run"
+    assert invoke("forge", "run", plan, "--out", run, "--limit", "12", "--no-progress")[0] == 0
+    code, out = invoke("forge", "export", run, "--out", tmp_path / "records", "--scope", "all")
+    assert code == 0, out
+    records = [json.loads(line) for line in (tmp_path / "records" / "records.jsonl").read_text().splitlines()]
+    accepted = [json.loads(p.read_text()) for p in (run / "jobs").rglob("*.json")]
+    accepted = [r for r in accepted if r["status"] == "accepted"]
+    assert sum(r["scenario"] != "no_edit" for r in records) == len(accepted)
+    assert sum(r["scenario"] == "no_edit" for r in records) == 3  # one per source scene
+    code, out = invoke("publish", "movsafebench", "--config", "demo", "--version", "0.1.0", "--input",
+                       tmp_path / "records", "--out", tmp_path / "repo", "--date", "2026-11-30")
+    assert code == 0, out
+    ds = datasets.load_dataset(str(tmp_path / "repo"), "demo", split="test")
+    ds = ds.cast_column("image", datasets.Image(decode=False))
+    by_id = {r["id"]: r for r in records}
+    assert sorted(ds["id"]) == sorted(by_id)
+    for row in ds:
+        record = by_id[row["id"]]
+        assert row["image"]["bytes"] == Path(record["image_path"]).read_bytes()
+        assert ds.features["answer"].int2str(row["answer"]) == record["answer"]
+        assert ds.features["source_benchmark"].int2str(row["source_benchmark"]) == "synthetic"
+    # synthetic rows are demo data: any other config refuses them
+    code, out = invoke("publish", "movsafebench", "--config", "default", "--version", "0.1.0", "--input",
+                       tmp_path / "records", "--out", tmp_path / "repo2")
+    assert code == 2 and "belong in a demo config" in out

@@ -19,9 +19,9 @@ from PIL import Image
 
 from builder.publish.card import check_card
 from builder.publish.croissant import structural_problems
-from builder.publish.demo import demo_records
 from builder.publish.pipeline import publish
 from builder.publish.publishers import get_publisher
+from tests.publish_fixtures import demo_records, write_records_input
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUILD = {
@@ -34,8 +34,9 @@ BUILD = {
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
     out = tmp_path_factory.mktemp("repo") / "movsafebench"
+    records = write_records_input(tmp_path_factory.mktemp("records"))
     result = publish("movsafebench", version="0.2.0", config="demo", out=out, date="2026-11-30",
-                     repo_id="hazardkit/movsafebench", build_info=BUILD)
+                     repo_id="hazardkit/movsafebench", build_info=BUILD, input_path=records)
     return out, result
 
 
@@ -102,7 +103,7 @@ def test_load_dataset_by_folder_name_from_repo_root(published, tmp_path: Path, m
 def test_committed_card_is_the_generator_output(tmp_path: Path) -> None:
     """movsafebench/README.md in git is what `make demo-data` writes, so the repo-root load works after it."""
     publish("movsafebench", version="0.1.0", config="demo", out=tmp_path, date="2026-11-30",
-            notes="demo config from procedurally drawn scenes")
+            notes="demo config: HazardForge on synthetic scenes")
     def sizes_masked(text: str) -> str:  # byte sizes depend on the pyarrow version that wrote the files
         text = re.sub(r"(num_bytes|download_size|dataset_size): \d+", r"\1: N", text)
         return re.sub(r"\d+(\.\d+)? (B|KB|MB|GB)\b", "SIZE", text)
@@ -163,7 +164,8 @@ def test_two_configs_in_one_folder(tmp_path: Path) -> None:
     from builder.publish.movsafebench import movsafebench_rows_from_records
 
     out = tmp_path / "movsafebench"
-    publish("movsafebench", version="0.1.0", config="demo", out=out, date="2026-11-30")
+    publish("movsafebench", version="0.1.0", config="demo", out=out, date="2026-11-30",
+            input_path=write_records_input(tmp_path / "records"))
     edited = [r for r in demo_records(per_scenario=3, seed=7) if r["scenario"] != "no_edit"]
     for r in edited:
         r["id"] = r["id"].replace("demo-", "msb-")

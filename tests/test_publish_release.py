@@ -15,11 +15,11 @@ from huggingface_hub.hf_api import GitRefInfo, GitRefs
 
 from builder.cli import cli
 from builder.publish import release
-from builder.publish.demo import demo_records
 from builder.publish.movsafebench import movsafebench_rows_from_records
 from builder.publish.pipeline import publish
 from builder.publish.publishers import Publisher
 from eval_kit.errors import BadInput
+from tests.publish_fixtures import demo_records
 
 
 def _api(tags: list[str] | None, remote_files: list[str] = ()) -> MagicMock:
@@ -40,7 +40,8 @@ def _api(tags: list[str] | None, remote_files: list[str] = ()) -> MagicMock:
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("rel") / "movsafebench"
-    publish("movsafebench", version="1.0.0", config="demo", out=out, date="2026-11-30")
+    publish("movsafebench", version="1.0.0", config="demo", out=out, date="2026-11-30",
+            rows=movsafebench_rows_from_records(demo_records()))
     return out
 
 
@@ -262,9 +263,11 @@ def test_no_edit_config_licence_rules(tmp_path: Path) -> None:
 
 def test_manifest_tells_whether_ids_changed(tmp_path: Path) -> None:
     out = tmp_path / "m"
-    first = publish("movsafebench", version="1.0.0", config="demo", out=out)
+    first = publish("movsafebench", version="1.0.0", config="demo", out=out,
+                    rows=movsafebench_rows_from_records(demo_records()))
     assert first.ids_changed is None
-    same = publish("movsafebench", version="1.0.1", config="demo", out=out)
+    same = publish("movsafebench", version="1.0.1", config="demo", out=out,
+                   rows=movsafebench_rows_from_records(demo_records()))
     assert same.ids_changed is False
     fewer = [r for r in demo_records() if r["id"] != "demo-static-0000"]
     changed = publish("movsafebench", version="1.1.0", config="demo", out=out,

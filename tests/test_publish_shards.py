@@ -11,12 +11,12 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from builder.publish.demo import demo_records
 from builder.publish.guards import image_columns, refuse_images_if_annotations_only
 from builder.publish.movsafebench import movsafebench_rows_from_records
 from builder.publish.shards import published_configs, shard_name, write_config
 from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
+from tests.publish_fixtures import demo_records
 
 
 def _png(seed: int, size=(64, 48)) -> bytes:

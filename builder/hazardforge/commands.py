@@ -199,7 +199,8 @@ def synthetic_command(folder: Path, n: int, seed: int, kinds: tuple[str, ...], w
     click.echo(f"wrote {n} scenes and {path}")
 
 
-from builder.hazardforge.run_commands import run_command, status_command  # noqa: E402
+from builder.hazardforge.run_commands import export_command, run_command, status_command  # noqa: E402
 
 forge.add_command(run_command)
 forge.add_command(status_command)
+forge.add_command(export_command)

@@ -81,7 +81,7 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
         checker_revision=checker_revision, checker_device=checker_device, max_retries=max_retries,
     )
     store = RunStore(out)
-    store.init({"plan": str(plan), "plan_sha256": digest, "editor": worker.public(), "checker": checker,
+    store.init({"plan": str(plan.resolve()), "plan_sha256": digest, "editor": worker.public(), "checker": checker,
                 "max_attempts": max_retries + 1, "jobs_in_plan": len(jobs)})
     summary = run_jobs(jobs, store, worker, engine=engine, progress=not no_progress, ray_address=ray_address,
                        num_workers=workers, gpus_per_worker=gpus_per_worker)
@@ -158,3 +158,18 @@ def status_command(run_dir: Path, as_json: bool) -> None:
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+@click.command("export")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), required=True,
+              help="Folder for records.jsonl (then: hazardkit publish movsafebench --input FOLDER).")
+@click.option("--scope", type=click.Choice(["edited", "no_edit", "all"]), default="edited", show_default=True,
+              help="edited: accepted jobs; no_edit: the plan's unedited source images; all: both.")
+def export_command(run_dir: Path, out: Path, scope: str) -> None:
+    """Write a run's accepted jobs (and/or source images) as MovSafeBench records for `hazardkit publish`."""
+    from builder.hazardforge.export import run_records, write_records
+
+    records = run_records(run_dir, scope)
+    path = write_records(records, out)
+    click.echo(f"wrote {len(records)} records to {path}")

@@ -68,8 +68,8 @@ def validate_record(record: dict[str, Any], where: str) -> dict[str, Any]:
     else:
         category = _check_label(category, spec.SCENARIO_CATEGORIES[scenario], "category", where)
     source = _check_label(record.get("source_benchmark"), spec.SOURCE_BENCHMARKS, "source_benchmark", where)
-    agent = record.get("agent") or spec.AGENT_OF_SOURCE[source]
-    _check_label(agent, (spec.AGENT_OF_SOURCE[source],), "agent", where)
+    agent = record.get("agent") or spec.AGENT_OF_SOURCE.get(source)
+    _check_label(agent, spec.AGENTS_OF_SOURCE[source], "agent", where)
     source_id = record.get("source_id")
     if not isinstance(source_id, str) or not source_id:
         raise BadInput(f"{where}: missing source_id", field="source_id",
@@ -184,6 +184,9 @@ def check_row(config: str, row: dict[str, Any], allowed_sources: frozenset[str] 
         raise BadInput(f"id {row['id']!r}: scenario {row['scenario']!r} in the no_edit config", field="scenario",
                        fix="the no_edit config holds the unedited source images only")
     source = row["source_benchmark"]
+    if source not in spec.REAL_SOURCE_BENCHMARKS:
+        raise BadInput(f"id {row['id']!r}: {source} rows belong in a demo config, not {config!r}",
+                       field="source_benchmark", fix="publish synthetic scenes with --config demo")
     if row["scenario"] == "no_edit" and source not in REDISTRIBUTABLE_SOURCES | allowed_sources:
         raise BadInput(
             f"id {row['id']!r}: the unedited {source} image may not be redistributed", field="source_benchmark",

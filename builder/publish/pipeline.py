@@ -65,13 +65,17 @@ def load_build_info(path: str | Path | None) -> dict[str, Any] | None:
     return info
 
 
-def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
-    """Demo rows for publishers that have a built-in demo generator (MovSafeBench for now)."""
-    if publisher.name == "movsafebench":
-        from builder.publish.demo import demo_records
-        from builder.publish.movsafebench import movsafebench_rows_from_records
+DEMO_WORK_DIR = Path("out") / "demo" / "forge"
 
-        return movsafebench_rows_from_records(demo_records())
+
+def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
+    """Demo rows for publishers that have a built-in demo generator (MovSafeBench: the HazardForge demo run
+    on synthetic scenes, kept resumable in out/demo/forge/)."""
+    if publisher.name == "movsafebench":
+        from builder.hazardforge.demo import build_demo
+        from builder.publish.movsafebench import rows_from_input
+
+        return rows_from_input(build_demo(DEMO_WORK_DIR, progress=True)["records"])
     raise BadInput(f"no built-in demo data for {publisher.name}", field="--input", fix="pass --input")
 
 

@@ -52,10 +52,16 @@ SCENARIO_GROUND_TRUTHS: dict[str, tuple[str, ...]] = {
     "distance": ANSWERS,
 }
 
-SOURCE_BENCHMARKS: tuple[str, ...] = ("drivebench", "sa_bench")
+# The paper's two sources, then `synthetic`: procedurally rendered scenes (builder/sources/synthetic.py) that
+# only demo configs use, so a demo row never claims to come from a real benchmark.
+REAL_SOURCE_BENCHMARKS: tuple[str, ...] = ("drivebench", "sa_bench")
+SOURCE_BENCHMARKS: tuple[str, ...] = (*REAL_SOURCE_BENCHMARKS, "synthetic")
 AGENTS: tuple[str, ...] = ("vehicle", "robot")
 AGENT_OF_SOURCE: dict[str, str] = {"drivebench": "vehicle", "sa_bench": "robot"}
-PAPER_SOURCE_NAMES: dict[str, str] = {"drivebench": "DriveBench", "sa_bench": "SA-Bench"}
+AGENTS_OF_SOURCE: dict[str, tuple[str, ...]] = {"drivebench": ("vehicle",), "sa_bench": ("robot",),
+                                                "synthetic": AGENTS}
+PAPER_SOURCE_NAMES: dict[str, str] = {"drivebench": "DriveBench", "sa_bench": "SA-Bench",
+                                      "synthetic": "Synthetic (demo)"}
 
 # Paper table 2: number of edited images per scenario x category (7,254 in all).
 TABLE2_COUNTS: dict[str, dict[str, int]] = {

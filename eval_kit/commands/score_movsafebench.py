@@ -111,9 +111,10 @@ def render_tables(result: dict[str, Any]) -> str:
     console.print(t4)
 
     t5 = Table(title="Accuracy by source benchmark (%, paper table 5; edited images)")
-    for name in [*(spec.PAPER_SOURCE_NAMES[s] for s in spec.SOURCE_BENCHMARKS), "Overall"]:
+    sources = [s for s in spec.SOURCE_BENCHMARKS if s in spec.REAL_SOURCE_BENCHMARKS or s in result["by_source"]]
+    for name in [*(spec.PAPER_SOURCE_NAMES[s] for s in sources), "Overall"]:
         t5.add_column(name, justify="right")
-    t5.add_row(*[_pct(result["by_source"].get(s)) for s in spec.SOURCE_BENCHMARKS], _pct(result["accuracy"]))
+    t5.add_row(*[_pct(result["by_source"].get(s)) for s in sources], _pct(result["accuracy"]))
     console.print(t5)
 
     cm = result["confusion_matrix"]

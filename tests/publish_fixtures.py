@@ -1,7 +1,9 @@
-"""Demo MovSafeBench records from procedurally drawn scenes (the `demo` config; never the benchmark).
+"""Small MovSafeBench records for the publish tests, drawn procedurally and fast (test data, never published).
 
-A stand-in until the forge's synthetic demo run is wired in: each scene is a road (vehicle) or a
-sidewalk (robot) in perspective with one coloured block standing for the inserted object. The block
+Each scene is a road (vehicle) or a sidewalk (robot) in perspective with one coloured block standing for the
+inserted object. They are labelled with the real source names on purpose: the tests check the licence
+rules per source. The published `demo` config comes from the HazardForge demo run instead
+(builder/hazardforge/demo.py). The block
 sits in one third of the path and the answer is a free third, so the truth is known by construction.
 Deterministic for a given seed, so the demo card and Croissant file are reproducible.
 """
@@ -83,3 +85,21 @@ def demo_records(per_scenario: int = 6, seed: int = 0) -> list[dict[str, Any]]:
                 "pipeline_version": "demo",
             })
     return records
+
+
+def write_records_input(folder, records: list[dict[str, Any]] | None = None):
+    """Write records (default: demo_records()) as `folder/records.jsonl` + image files; returns the folder."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for record in demo_records() if records is None else records:
+        record = dict(record)
+        image = record.pop("image")
+        rel = f"images/{record['id']}.jpg"
+        (folder / rel).write_bytes(image)
+        lines.append(json.dumps({**record, "image_path": rel}))
+    (folder / "records.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
