@@ -14,6 +14,7 @@ import hashlib
 import inspect
 import io
 import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from eval_kit.errors import BadInput
 EDITORS = ("compositor", "flux-fill", "flux-kontext", "qwen-image-edit")
 CHECKERS = ("heuristic", "vlm")
 RECORD_VERSION = "forge-record-1"
+SOURCE_CACHE_SIZE = 4  # decoded source images kept per worker
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class ForgeWorker:
         self.editor = build_editor(spec)
         self.checker = build_checker(spec)
         self._editor_takes_vp = "vanishing_point" in inspect.signature(self.editor.edit).parameters
+        self._sources: OrderedDict[tuple, Any] = OrderedDict()
 
     def _base_record(self, job: dict[str, Any]) -> dict[str, Any]:
         keep = ("job_id", "source_id", "source_sha256", "source_benchmark", "agent", "ground_truth", "scenario",
@@ -114,11 +117,30 @@ class ForgeWorker:
                 "max_retries": self.spec.max_retries}
 
     def _load_source(self, job: dict[str, Any]):
-        from PIL import Image, UnidentifiedImageError
-
+        """The verified, decoded source image. A plan has dozens of jobs per source image, so the last few
+        are cached, keyed by path, size and mtime (a file changed on disk is read and verified again)."""
         path = Path(job["image"])
         if not path.is_absolute():
             path = Path(self.spec.plan_dir) / path
+        try:
+            stat = path.stat()
+            key = (str(path), stat.st_size, stat.st_mtime_ns, job["source_sha256"])
+        except OSError:
+            key = None
+        if key is not None and key in self._sources:
+            self._sources.move_to_end(key)
+            return self._sources[key].copy()
+        image = self._read_verified(path, job["source_sha256"])
+        if key is not None:
+            self._sources[key] = image
+            while len(self._sources) > SOURCE_CACHE_SIZE:
+                self._sources.popitem(last=False)
+        return image.copy()
+
+    @staticmethod
+    def _read_verified(path: Path, expected_sha256: str):
+        from PIL import Image, UnidentifiedImageError
+
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -126,8 +148,8 @@ class ForgeWorker:
         except OSError as exc:
             raise BadInput(f"source image unreadable: {path} ({exc})") from None
         digest = hashlib.sha256(data).hexdigest()
-        if digest != job["source_sha256"]:
-            raise BadInput(f"checksum mismatch for {path}: expected {job['source_sha256']}, got {digest}")
+        if digest != expected_sha256:
+            raise BadInput(f"checksum mismatch for {path}: expected {expected_sha256}, got {digest}")
         try:
             with Image.open(io.BytesIO(data)) as img:
                 img.load()
