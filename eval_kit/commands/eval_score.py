@@ -58,6 +58,6 @@ def score_run_command(run_dir: Path, as_json: bool, n_bootstrap: int, seed: int)
 
     board = board_for(result["benchmark"])
     headline = lookup(result, board.headline)
-    click.echo(f"{result['benchmark']} / {result['model']}: {board.headline_label.lower()} "
+    click.echo(f"{result['benchmark']} / {result['model']}: {board.headline_label} "
                f"{'-' if headline is None else f'{100 * headline:.1f}%'} on {result.get('num_samples')} samples"
                f"{' (partial run)' if result.get('partial') else ''}; full result in {run_dir / 'scores.json'}")
