@@ -153,7 +153,7 @@ def test_one_formatting_retry_is_logged_and_scored(tmp_path):
     assert [m["role"] for m in sample.messages] == ["user", "assistant", "user"]
     repair = sample.messages[-1]["content"][-1]["text"]
     assert repair == spec.repair_prompt("A rickshaw is ahead, slow down.")
-    assert sample.messages[0] == list(task.samples(limit=1))[0].messages[0]
+    assert sample.messages[0] == next(iter(task.samples(limit=1))).messages[0]
     raw = [json.loads(x) for x in (tmp_path / "r" / "raw.jsonl").open()]
     assert [("first_response" in r) for r in raw] == [bool(int(r["id"][-1]) % 2) for r in raw]
     lines = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "r" / "predictions.jsonl").open()}
