@@ -186,3 +186,34 @@ def test_resume_after_limit_and_offline_rescore(tmp_path, demo_data):
     result = json.loads(hk("score", "run", out, "--json")[1])
     assert result["schema"]["valid_rate"] == pytest.approx(19 / 20)
     assert result["schema"]["invalid_field_counts"]["primary_hazard_category"] == 1
+
+
+def test_incomplete_reconstruction_and_missing_parquet_are_flagged(tmp_path):
+    import shutil
+
+    sources = tmp_path / "sources"
+    shutil.copytree(DEMO / "sources", sources)
+    victim = read_first_manifest_path(sources)
+    victim.unlink()
+    out = tmp_path / "bd"
+    code, text = hk("reconstruct", "bd-hazardvlm", "--manifest", DEMO / "image_manifest.jsonl", "--annotations",
+                    DEMO / "annotations.jsonl", "--source", f"rsud20k={sources / 'rsud20k'}",
+                    "--source", f"tfp-bd={sources / 'tfp_bd'}", "--allow-missing", "--out", out)
+    assert code == 0, text
+    result = CliRunner().invoke(cli, ["eval", "bd-hazardvlm", "-m", "majority", "-b", "baseline", "--data", str(out),
+                                      "--out", str(tmp_path / "r"), "--no-progress"])
+    assert result.exit_code == 0 and "INCOMPLETE reconstruction (19 of 20 images)" in result.output
+    scored = CliRunner().invoke(cli, ["score", "run", str(tmp_path / "r")])
+    assert scored.exit_code == 0 and "INCOMPLETE" in scored.output and "not BD-HazardVLM scores" in scored.output
+    code, text = hk("eval", "bd-hazardvlm", "-m", "majority", "-b", "baseline", "--data", tmp_path / "empty_dir",
+                    "--out", tmp_path / "x")
+    assert code == 2 and "dataset not found" in text
+    (tmp_path / "empty_dir").mkdir()
+    code, text = hk("eval", "bd-hazardvlm", "-m", "majority", "-b", "baseline", "--data", tmp_path / "empty_dir",
+                    "--out", tmp_path / "x")
+    assert code == 2 and "hazardkit reconstruct bd-hazardvlm" in text and "Traceback" not in text
+
+
+def read_first_manifest_path(sources: Path) -> Path:
+    entry = json.loads((DEMO / "image_manifest.jsonl").read_text().splitlines()[0])
+    return sources / entry["source_dataset"] / entry["path"]

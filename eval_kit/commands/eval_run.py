@@ -71,6 +71,10 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
     if text_only and task.name == "saferelbench":
         click.echo("note: SafeRelBench prompts carry no image, so this run is the same as without --text-only",
                    err=True)
+    incomplete = getattr(task, "incomplete_reconstruction", lambda: [])()
+    for partial in incomplete:
+        click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
+                   f"{partial.get('expected')} images): a run on it is not a BD-HazardVLM result", err=True)
     engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
                           max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
                           concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device)

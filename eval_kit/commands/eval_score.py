@@ -51,6 +51,9 @@ def score_run_command(run_dir: Path, as_json: bool, n_bootstrap: int, seed: int)
     Writes RUNDIR/predictions.jsonl (re-parsed) and RUNDIR/scores.json; --json prints the same JSON.
     """
     result = score_run_dir(run_dir, n_bootstrap=n_bootstrap, seed=seed)
+    for partial in result.get("references_incomplete") or []:
+        click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
+                   f"{partial.get('expected')} images): these scores are not BD-HazardVLM scores", err=True)
     if as_json:
         click.echo(json.dumps(result))
         return

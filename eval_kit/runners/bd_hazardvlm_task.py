@@ -62,6 +62,9 @@ class BDHazardVLMTask(Task):
                 raise BadInput("no reconstructed Parquet", path=rebuilt,
                                fix="run `hazardkit reconstruct bd-hazardvlm` first (or --config demo)")
             return rebuilt
+        if not (self.data / "data").is_dir() and not list(self.data.glob("*.parquet")):
+            raise BadInput("no BD-HazardVLM Parquet here (the images are never redistributed)", path=self.data,
+                           fix="run `hazardkit reconstruct bd-hazardvlm` (or `--demo`) first, or pass --data")
         return parquet_files(self.data, self.config)[0].parent
 
     def data_files(self) -> list[Path]:
@@ -73,6 +76,10 @@ class BDHazardVLMTask(Task):
         if self._records is None:
             self._records = spec.load_annotations(self.source())
         return self._records
+
+    def incomplete_reconstruction(self) -> list[dict[str, Any]]:
+        """The metadata of Parquet files a reconstruction marked incomplete (`--allow-missing`)."""
+        return spec.incomplete_parquet(self.source())
 
     def count(self, *, limit: int | None = None) -> int | None:
         total = len(self.records())
@@ -197,5 +204,5 @@ def score_run(task: BDHazardVLMTask, predictions: Path, *, n_bootstrap: int = 10
                                   for task_name in ("timing", "severity", "hazard_presence")}
     result["partial"] = len(answered) < len(refs)
     result["missing"] = 0
-    result["references_incomplete"] = spec.incomplete_parquet(task.source())
+    result["references_incomplete"] = task.incomplete_reconstruction()
     return result
