@@ -28,7 +28,9 @@ class BaselineBackend(Backend):
         kinds = [k for k in KINDS if k in task.baseline_kinds]
         if kind not in kinds:
             usage = ", ".join(k + (":<label>" if k == "fixed" else "") for k in kinds)
-            raise BadInput(f"unknown baseline {model!r} for {task.name}", field="--model", fix=f"use {usage}")
+            labels = ", ".join(map(str, task.label_space()))
+            raise BadInput(f"unknown baseline {model!r} for {task.name}", field="--model",
+                           fix=f"use {usage} (labels: {labels})")
         self.kind, self.task, self.seed = kind, task, seed
         space = list(task.label_space())
         self.answer: Any = None
