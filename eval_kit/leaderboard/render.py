@@ -128,8 +128,9 @@ def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
             if columns:
                 file = Path("plots") / f"{benchmark}_{name.replace('.', '_').replace(':', '_')}.png"
                 what = metric_name or ("recall" if "recall" in key else "accuracy")
-                where = key.split(".")[-1].replace("by_", "by ").replace("per_class_recall", "by class")
-                title = f"{board.title}: {what} {where.replace('_', ' ')} per model"
+                table_title = next((b["title"] for b in breakdowns if b["key"] == name), None)
+                where = key.split(".")[-1].replace("by_", "by ").replace("_", " ")
+                title = f"{board.title}: {table_title or f'{what} {where}'} per model"
                 _plot(out / file, title, labels, [_values(res, key, metric_name or None) for res in results],
                       columns, ylabel=f"{what} (%)")
                 plots.append({"file": file.as_posix(), "title": title})
@@ -188,7 +189,7 @@ def markdown(sections: list[dict[str, Any]]) -> str:
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:0.5em 0 1.5em}
+table{border-collapse:collapse;margin:0.5em 0 1.5em;display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
 th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
 .sig{background:#ffe9a8}td.t,th{text-align:left}
