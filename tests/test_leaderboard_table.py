@@ -100,12 +100,12 @@ def test_markdown_has_tables_breakdowns_ci_and_matrix(tmp_path):
     correct_b = [True] * 20 + [False] * 30
     files = [write(tmp_path, "a.json", result("model-a", 0.8, correct=correct_a)),
              write(tmp_path, "b.json", result("model-b", 0.4, correct=correct_b)),
-             write(tmp_path, "c.json", result("other", 0.5, benchmark="saferelbench"))]
+             write(tmp_path, "c.json", result("other", 0.5, benchmark="otherbench"))]  # no board: generic
     assert hk("leaderboard", "add", *files, "--table", table)[0] == 0
     code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")
     assert code == 0, out
     md = (tmp_path / "site" / "leaderboard.md").read_text()
-    assert "## MovSafeBench" in md and "## saferelbench" in md
+    assert "## MovSafeBench" in md and "## otherbench" in md
     assert "| 1 | model-a | baseline | 80.0 | [75.0, 85.0] |" in md
     assert md.index("model-a") < md.index("model-b")  # ranked by the headline metric
     assert "### Accuracy by scenario (paper table 3)" in md and "| model-a | 80.0 | 40.0 |" in md

@@ -25,7 +25,12 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N samples.")
 @click.option("--text-only", is_flag=True,
               help="Control run: the same questions with the image withheld (answers from language priors).")
-@click.option("--variant", default=None, help="Prompt variant (benchmarks that define variants).")
+@click.option("--prompt-variant", "--variant", "variant", default=None,
+              help="Prompt variant (saferelbench: base, risk_aware, action_grounded; default base). "
+                   "Part of every request key.")
+@click.option("--images", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="bd-hazardvlm with --data annotations.jsonl: image folder, laid out as "
+                   "<images>/<source_dataset>/<source_path> or <images>/<source_path>.")
 @click.option("--batch-size", default=8, show_default=True, type=click.IntRange(min=1),
               help="Requests per batch; the raw log is flushed and fsync'd after each batch.")
 @click.option("--dataset-revision", default=None,
@@ -47,11 +52,11 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--device", default=None, help="transformers: torch device (default cuda if available).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path | None, config: str | None,
-                 limit: int | None, text_only: bool, variant: str | None, batch_size: int,
+                 limit: int | None, text_only: bool, variant: str | None, images: Path | None, batch_size: int,
                  dataset_revision: str | None, revision: str | None, max_new_tokens: int, max_pixels: int,
                  seed: int, base_url: str | None, api_key_env: str, concurrency: int, max_retries: int,
                  timeout: float, device: str | None, no_progress: bool) -> None:
-    """Run MODEL on BENCHMARK greedily and log every raw answer, resumably.
+    """Run MODEL on BENCHMARK (movsafebench, bd-hazardvlm, saferelbench) greedily, logging every raw answer.
 
     The raw log is keyed by sample id and a hash of (dataset revision, prompt, model, generation
     settings): re-running never redoes or duplicates a finished sample, and a torn last line from a
@@ -62,7 +67,14 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
     from eval_kit.runners.backends.factory import make_backend
 
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
-                              variant=variant)
+                              variant=variant, images=images)
+    if text_only and task.name == "saferelbench":
+        click.echo("note: SafeRelBench prompts carry no image, so this run is the same as without --text-only",
+                   err=True)
+    incomplete = getattr(task, "incomplete_reconstruction", lambda: [])()
+    for partial in incomplete:
+        click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
+                   f"{partial.get('expected')} images): a run on it is not a BD-HazardVLM result", err=True)
     engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
                           max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
                           concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device)

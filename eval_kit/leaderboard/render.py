@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_kit.jsonl import atomic_write_text
-from eval_kit.leaderboard.boards import Board, board_for
+from eval_kit.leaderboard.boards import Board, board_for, lookup
 from eval_kit.leaderboard.significance import pairwise_matrix
 
 
@@ -22,7 +22,7 @@ def _pct(value: Any) -> str:
 
 
 def _ci(result: dict[str, Any], board: Board) -> str:
-    ci = result.get(board.ci)
+    ci = lookup(result, board.ci)
     return f"[{_pct(ci[0])}, {_pct(ci[1])}]" if ci and None not in ci else "-"
 
 
@@ -34,14 +34,24 @@ def _labels(rows: list[dict[str, Any]]) -> list[str]:
     return [r["model"] if counts[r["model"]] == 1 else f"{r['model']} [{r['run']}]" for r in rows]
 
 
+def _values(result: dict[str, Any], key: str, metric: str | None = None) -> dict[str, Any]:
+    """A breakdown's label -> fraction; with `metric`, each label's dict reduced to that metric."""
+    values = lookup(result, key)
+    if not isinstance(values, dict):
+        return {}
+    if metric is None:
+        return values
+    return {k: v.get(metric) if isinstance(v, dict) else None for k, v in values.items()}
+
+
 def _breakdown_keys(results: list[dict[str, Any]], key: str, order: tuple[str, ...]) -> list[str]:
-    present = {k for res in results for k in (res.get(key) or {})}
+    present = {k for res in results for k in _values(res, key)}
     return [k for k in order if k in present] + sorted(present - set(order))
 
 
-def _plot(path: Path, title: str, labels: list[str], results: list[dict[str, Any]], key: str,
-          columns: list[str]) -> None:
-    """Grouped bars: one group per breakdown value, one bar per model, accuracy in %."""
+def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]], columns: list[str],
+          ylabel: str = "accuracy (%)") -> None:
+    """Grouped bars: one group per breakdown value, one bar per model, the metric in %."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -51,12 +61,12 @@ def _plot(path: Path, title: str, labels: list[str], results: list[dict[str, Any
     width = 0.8 / max(1, len(labels))
     fig, ax = plt.subplots(figsize=(min(13.0, max(8.0, 2.5 + 0.8 * len(columns))), 3.8), dpi=100)
     x = np.arange(len(columns))
-    for i, (label, res) in enumerate(zip(labels, results, strict=True)):
-        values = [100 * (res.get(key) or {}).get(c, np.nan) for c in columns]
-        ax.bar(x + (i - (len(labels) - 1) / 2) * width, values, width, label=label)
+    for i, (label, values) in enumerate(zip(labels, series, strict=True)):
+        heights = [np.nan if values.get(c) is None else 100 * values[c] for c in columns]
+        ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=label)
     ax.set_xticks(x, [c.replace("_", " ") for c in columns], rotation=30 if len(columns) > 6 else 0, ha="right"
                   if len(columns) > 6 else "center")
-    ax.set_ylabel("accuracy (%)")
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 100)
     ax.set_title(title)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)  # outside: bars stay visible
@@ -69,6 +79,19 @@ def _plot(path: Path, title: str, labels: list[str], results: list[dict[str, Any
     tmp.replace(path)
 
 
+def _paired(results: list[dict[str, Any]], labels: list[str], key: str) -> dict[str, dict[str, bool]]:
+    """Per model: sample id -> outcome, from per_sample["correct"] or per_sample_tasks[key]."""
+    out = {}
+    for label, res in zip(labels, results, strict=True):
+        per = res.get("per_sample")
+        if not isinstance(per, dict) or "id" not in per:
+            continue
+        values = per.get("correct") if key == "correct" else (res.get("per_sample_tasks") or {}).get(key)
+        if isinstance(values, list) and len(values) == len(per["id"]):
+            out[label] = dict(zip(per["id"], values, strict=True))
+    return out
+
+
 def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
     """Per-benchmark sections (tables as lists of cells, plot paths, significance), plots written to out/plots."""
     sections = []
@@ -79,35 +102,50 @@ def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
         results = [json.loads(r["result_json"]) for r in brows]
         labels = _labels(brows)
         head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
-                *(title for _, title in board.counters)]
+                *(title for _, title in board.columns), *(title for _, title in board.counters)]
         main = [[str(i + 1), label, r["backend"] or "-", _pct(r["headline"]), _ci(res, board),
-                 str(r["num_samples"]), *(str(res.get(k, "-")) for k, _ in board.counters)]
+                 str(r["num_samples"]), *(_pct(lookup(res, k)) for k, _ in board.columns),
+                 *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters)]
                 for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
         breakdowns = []
         keys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
             {k for res in results for k, v in res.items() if k.startswith("by_") and isinstance(v, dict)}))
-        for key, title, order in keys:
+        orders: dict[str, tuple[str, ...]] = {}
+        for key, title, order, *metric in keys:
+            metric_name = metric[0] if metric else None
+            name = f"{key}:{metric_name}" if metric_name else key
+            orders[name] = order
             columns = _breakdown_keys(results, key, order)
             if not columns:
                 continue
-            table = [[label, *(_pct((res.get(key) or {}).get(c)) for c in columns)]
+            table = [[label, *(_pct(_values(res, key, metric_name).get(c)) for c in columns)]
                      for label, res in zip(labels, results, strict=True)]
-            breakdowns.append({"key": key, "title": title, "head": ["Model", *columns], "rows": table})
+            breakdowns.append({"key": name, "title": title, "head": ["Model", *columns], "rows": table})
         plots = []
-        for key in board.plots or tuple(b["key"] for b in breakdowns[:1]):
-            columns = _breakdown_keys(results, key, next((o for k, _, o in keys if k == key), ()))
+        for name in board.plots or tuple(b["key"] for b in breakdowns[:1]):
+            key, _, metric_name = name.partition(":")
+            columns = _breakdown_keys(results, key, orders.get(name, ()))
             if columns:
-                file = Path("plots") / f"{benchmark}_{key}.png"
-                title = f"{board.title}: accuracy {key.replace('by_', 'by ').replace('_', ' ')} per model"
-                _plot(out / file, title, labels, results, key, columns)
+                file = Path("plots") / f"{benchmark}_{name.replace('.', '_').replace(':', '_')}.png"
+                what = metric_name or ("recall" if "recall" in key else "accuracy")
+                table_title = next((b["title"] for b in breakdowns if b["key"] == name), None)
+                where = key.split(".")[-1].replace("by_", "by ").replace("_", " ")
+                title = f"{board.title}: {table_title or f'{what} {where}'} per model"
+                _plot(out / file, title, labels, [_values(res, key, metric_name or None) for res in results],
+                      columns, ylabel=f"{what} (%)")
                 plots.append({"file": file.as_posix(), "title": title})
-        paired = {label: dict(zip(res["per_sample"]["id"], res["per_sample"]["correct"], strict=True))
-                  for label, res in zip(labels, results, strict=True)
-                  if isinstance(res.get("per_sample"), dict) and "id" in res["per_sample"]}
-        matrix = pairwise_matrix(paired) if len(paired) >= 2 else None
+        matrices = []
+        for key, title in board.significance:
+            paired = _paired(results, labels, key)
+            if len(paired) >= 2:
+                matrices.append({"title": title, "matrix": pairwise_matrix(paired)})
         sections.append({"benchmark": benchmark, "board": board, "head": head, "rows": main,
-                         "breakdowns": breakdowns, "plots": plots, "matrix": matrix})
+                         "breakdowns": breakdowns, "plots": plots, "matrices": matrices})
     return sections
+
+
+def _on(title: str) -> str:
+    return f": {title}" if title else ""
 
 
 def _matrix_cells(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -141,17 +179,17 @@ def markdown(sections: list[dict[str, Any]]) -> str:
         lines += [*table(s["head"], s["rows"]), ""]
         for b in s["breakdowns"]:
             lines += [f"### {b['title']}", "", *table(b["head"], b["rows"]), ""]
-        if s["matrix"]:
-            lines += ["### Pairwise significance (Holm-adjusted exact McNemar p; * < 0.05; "
+        for m in s["matrices"]:
+            lines += [f"### Pairwise significance{_on(m['title'])} (Holm-adjusted exact McNemar p; * < 0.05; "
                       "(row right & column wrong / row wrong & column right))", ""]
-            lines += [*table(*_matrix_cells(s["matrix"])), ""]
+            lines += [*table(*_matrix_cells(m["matrix"])), ""]
         for p in s["plots"]:
             lines += [f"![{p['title']}]({p['file']})", ""]
     return "\n".join(lines)
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:0.5em 0 1.5em}
+table{border-collapse:collapse;margin:0.5em 0 1.5em;display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
 th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
 .sig{background:#ffe9a8}td.t,th{text-align:left}
@@ -198,10 +236,11 @@ def page(sections: list[dict[str, Any]]) -> str:
         parts.append(table(s["head"], s["rows"]))
         for b in s["breakdowns"]:
             parts.append(f"<h3>{e(b['title'])}</h3>" + table(b["head"], b["rows"]))
-        if s["matrix"]:
-            head, rows = _matrix_cells(s["matrix"])
+        for m in s["matrices"]:
+            head, rows = _matrix_cells(m["matrix"])
             sig = {(ri, ci) for ri, r in enumerate(rows) for ci, c in enumerate(r) if "*" in c}
-            parts.append("<h3>Pairwise significance</h3><p class='note'>Holm-adjusted exact McNemar p-values on "
+            parts.append(f"<h3>Pairwise significance{e(_on(m['title']))}</h3><p class='note'>Holm-adjusted exact "
+                         "McNemar p-values on "
                          "paired per-sample correctness; * and shading: &lt; 0.05; in brackets: samples only the "
                          "row model got right / only the column model got right.</p>")
             parts.append(table(head, rows, sortable=False, sig=sig))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
-from eval_kit.leaderboard.boards import board_for
+from eval_kit.leaderboard.boards import board_for, lookup
 
 COLUMNS = ("benchmark", "model", "run", "backend", "text_only", "headline", "ci_low", "ci_high", "num_samples",
            "added_at", "source", "result_json")
@@ -32,8 +32,8 @@ def result_row(result: Any, *, source: str, model: str | None = None, run: str |
                        fix="pass --model NAME, or score a run folder with `hazardkit score run`")
     run = run or result.get("run") or Path(str(result.get("predictions") or source)).stem
     board = board_for(benchmark)
-    headline = result.get(board.headline)
-    ci = result.get(board.ci) or [None, None]
+    headline = lookup(result, board.headline)
+    ci = lookup(result, board.ci) or [None, None]
     if headline is not None and not isinstance(headline, int | float):
         raise BadInput(f"'{board.headline}' is not a number", path=source, field=board.headline)
     return {

@@ -35,7 +35,12 @@ class Problem:
         return ", ".join(where) + f": {self.message}" + (f" ({self.fix})" if self.fix else "")
 
 
-def _schema_problems(schema: str, obj: Any, path: str, line: int | None) -> list[Problem]:
+_NO_ANSWER = ("no answer: needs a string 'prediction' (label) or 'response' (raw text)", "prediction",
+              'e.g. {"id": "...", "prediction": "left"}')
+
+
+def _schema_problems(schema: str, obj: Any, path: str, line: int | None,
+                     no_answer: tuple[str, str, str] = _NO_ANSWER) -> list[Problem]:
     """One problem per failing property (the best match of each), so nothing hides behind another."""
     import jsonschema
 
@@ -52,8 +57,7 @@ def _schema_problems(schema: str, obj: Any, path: str, line: int | None) -> list
     problems = []
     for field, errs in by_field.items():
         if field == "(answer)":
-            problems.append(Problem(path, "no answer: needs a string 'prediction' (label) or 'response' (raw text)",
-                                    line, "prediction", fix='e.g. {"id": "...", "prediction": "left"}'))
+            problems.append(Problem(path, no_answer[0], line, no_answer[1], fix=no_answer[2]))
             continue
         best = jsonschema.exceptions.best_match(errs)
         problems.append(Problem(path, best.message, line, field))
@@ -118,15 +122,17 @@ def check_predictions(checker: SubmissionChecker, path: Path,
     p = str(path)
     objects, problems = scan_jsonl(path)
     first_line: dict[str, int] = {}
+    seen: dict[str, dict[str, Any]] = {}
     for number, obj in objects:
-        line_problems = _schema_problems(checker.prediction_schema, obj, p, number)
+        line_problems = _schema_problems(checker.prediction_schema, obj, p, number,
+                                         checker.no_answer or _NO_ANSWER)
         for key in sorted(set(obj) - checker.fields):
             line_problems.append(Problem(p, f"unknown field {key!r}", number, key,
                                          fix=f"allowed fields: {', '.join(sorted(checker.fields))}"))
-        if not any(pr.field == "prediction" for pr in line_problems):
-            label = checker.label_problem(obj)
-            if label is not None:
-                line_problems.append(Problem(p, label[1], number, label[0], label[2]))
+        if not any(pr.field in ("prediction", "plan") for pr in line_problems):
+            for field, message, fix in checker.label_problems(obj):
+                if not any(pr.field == field for pr in line_problems):
+                    line_problems.append(Problem(p, message, number, field, fix))
         problems.extend(line_problems)
         sample_id = obj.get("id")
         if not isinstance(sample_id, str) or not sample_id:
@@ -134,16 +140,19 @@ def check_predictions(checker: SubmissionChecker, path: Path,
         if sample_id != sample_id.strip():
             problems.append(Problem(p, f"id {sample_id!r} has leading or trailing whitespace", number, "id",
                                     fix="write the id exactly as in the dataset"))
-        if sample_id in first_line:
-            problems.append(Problem(p, f"duplicate id {sample_id!r} (first on line {first_line[sample_id]})",
+        key = checker.line_key(obj)
+        if key in first_line:
+            shown = repr(sample_id) if key == sample_id else f"{sample_id!r} as {key!r}"
+            problems.append(Problem(p, f"duplicate id {shown} (first on line {first_line[key]})",
                                     number, "id", fix="keep one line per sample"))
             continue
-        first_line[sample_id] = number
+        first_line[key] = number
+        seen[key] = obj
         if reference_ids is not None and sample_id not in reference_ids:
             problems.append(Problem(p, f"id {sample_id!r} is not in the references", number, "id",
                                     fix="check that the predictions match this benchmark and config"))
     if reference_ids is not None and objects:
-        missing = sorted(reference_ids - set(first_line))
+        missing = checker.missing(reference_ids, seen)
         if missing:
             shown = ", ".join(repr(m) for m in missing[:3]) + (" ..." if len(missing) > 3 else "")
             problems.append(Problem(p, f"{len(missing)} of {len(reference_ids)} reference ids have no prediction: "
@@ -172,6 +181,9 @@ def check_metadata(checker: SubmissionChecker, path: Path, references_revision: 
     if "benchmark_version" not in bad and isinstance(version, str) and version not in checker.versions:
         problems.append(Problem(p, f"benchmark version {version!r} is not supported", field="benchmark_version",
                                 fix=f"supported: {', '.join(checker.versions)}"))
+    for field, message, fix in checker.metadata_problems(meta):
+        if field not in bad:
+            problems.append(Problem(p, message, field=field, fix=fix))
     revision = meta.get("dataset_revision")
     if (references_revision is not None and "dataset_revision" not in bad and isinstance(revision, str)
             and revision != references_revision):

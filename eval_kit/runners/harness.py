@@ -17,7 +17,7 @@ from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
 from eval_kit.runners.backends.base import Backend
 from eval_kit.runners.rawlog import RawLog, request_key
-from eval_kit.runners.task import Message, Sample, Task, prompt_text
+from eval_kit.runners.task import Message, Sample, Task, generic_prediction_line, prompt_text
 
 RAW_LOG = "raw.jsonl"
 RUN_FILE = "run.json"
@@ -164,15 +164,17 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
         log.close()
         backend.close()
     elapsed = time.perf_counter() - started
-    write_submission(out, identity)
+    write_submission(out, identity, task=task)
     return RunSummary(out=out, total=len(seen), generated=generated, skipped=skipped, repaired=repaired,
                       seconds=elapsed, torn_bytes=log.torn_bytes)
 
 
-def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse=None) -> tuple[Path, Path]:
+def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse=None,
+                     task: Task | None = None) -> tuple[Path, Path]:
     """predictions.jsonl (+ metadata.json) from the raw log: the last record of each id.
 
-    With `parse`, responses are parsed again (after a parser change), not taken from the log.
+    With `parse`, responses are parsed again (after a parser change), not taken from the log. With
+    `task`, each line is the task's `prediction_line` (BD-HazardVLM adds the retry audit fields).
     """
     from eval_kit.runners.rawlog import read_records
 
@@ -181,11 +183,9 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
     for r in records:
         latest[r["id"]] = r
     lines = []
-    for sample_id, r in latest.items():
+    for r in latest.values():
         prediction = parse(r.get("response")) if parse is not None else r.get("prediction")
-        line = {"id": sample_id, "prediction": prediction, "response": r.get("response") or ""}
-        if r.get("variant") is not None:
-            line["variant"] = r["variant"]
+        line = (task.prediction_line if task is not None else generic_prediction_line)(r, prediction)
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
     predictions = out / PREDICTIONS
     atomic_write_text(predictions, "".join(x + "\n" for x in lines))

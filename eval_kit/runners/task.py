@@ -52,10 +52,15 @@ class Task:
         The runner sends them, and the retry's text replaces the first answer (both are logged).
       - `answer_text(label)`: how a baseline "says" a label, so baseline runs go through the parser.
       - `label_space()`: labels a random or fixed baseline may choose from.
+      - `baseline_answer(sample, label)`: a baseline's text for one sample (default `answer_text(label)`);
+        SafeRelBench needs the sample, since a baseline plan names the sample's objects.
+      - `prediction_line(record, prediction)`: the submission line written from a raw-log record.
+    `baseline_kinds` lists the baselines that make sense for the benchmark.
     """
 
     name: str = ""
     version: str = ""
+    baseline_kinds: tuple[str, ...] = ("random", "majority", "fixed")
 
     def __init__(self, data: str | Path | None = None, config: str | None = None,
                  dataset_revision: str | None = None, variant: str | None = None) -> None:
@@ -80,6 +85,12 @@ class Task:
     def label_space(self) -> Sequence[Any]:
         raise NotImplementedError
 
+    def baseline_answer(self, sample: Sample, label: Any) -> str:
+        return self.answer_text(label)
+
+    def prediction_line(self, record: dict[str, Any], prediction: Any) -> dict[str, Any]:
+        return generic_prediction_line(record, prediction)
+
     def count(self, *, limit: int | None = None) -> int | None:
         """Number of samples, for the progress bar's ETA (None when unknown)."""
         return None
@@ -95,6 +106,14 @@ class Task:
         if self._dataset_revision is None:
             self._dataset_revision = content_revision(self.data_files())
         return self._dataset_revision
+
+
+def generic_prediction_line(record: dict[str, Any], prediction: Any) -> dict[str, Any]:
+    """`{"id", "prediction", "response"(, "variant")}` from a raw-log record: the MovSafeBench line."""
+    line = {"id": record["id"], "prediction": prediction, "response": record.get("response") or ""}
+    if record.get("variant") is not None:
+        line["variant"] = record["variant"]
+    return line
 
 
 def content_revision(files: Sequence[Path]) -> str:

@@ -25,9 +25,12 @@ class BaselineBackend(Backend):
 
     def __init__(self, model: str, task: Task, *, seed: int = 0, limit: int | None = None) -> None:
         kind, _, arg = model.partition(":")
-        if kind not in KINDS:
-            raise BadInput(f"unknown baseline {model!r}", field="--model",
-                           fix="use random, majority or fixed:<label>")
+        kinds = [k for k in KINDS if k in task.baseline_kinds]
+        if kind not in kinds:
+            usage = ", ".join(k + (":<label>" if k == "fixed" else "") for k in kinds)
+            labels = ", ".join(map(str, task.label_space()))
+            raise BadInput(f"unknown baseline {model!r} for {task.name}", field="--model",
+                           fix=f"use {usage} (labels: {labels})")
         self.kind, self.task, self.seed = kind, task, seed
         space = list(task.label_space())
         self.answer: Any = None
@@ -53,4 +56,4 @@ class BaselineBackend(Backend):
         return self.answer
 
     def generate(self, samples: Sequence[Sample]) -> list[str]:
-        return [self.task.answer_text(self._pick(s)) for s in samples]
+        return [self.task.baseline_answer(s, self._pick(s)) for s in samples]
