@@ -34,6 +34,8 @@ class Demo:
     root: Path
     echo: Callable[[str], None] = click.echo
     results: list[Path] = field(default_factory=list)
+    # the dataset folders the demo publishes into (relative to the working directory, like `make demo`)
+    data: dict[str, Path] = field(default_factory=lambda: {"movsafebench": Path("movsafebench")})
 
     def cli(self, *args: object) -> None:
         """Run one `hazardkit` command in process; a failure stops the demo with that command's message."""
@@ -41,17 +43,18 @@ class Demo:
 
         argv = [str(a) for a in args]
         try:
-            cli.main(args=argv, prog_name="hazardkit", standalone_mode=False)
+            code = cli.main(args=argv, prog_name="hazardkit", standalone_mode=False)
         except click.exceptions.Exit as exc:
-            if exc.exit_code:
-                raise click.ClickException(f"`hazardkit {' '.join(argv)}` exited {exc.exit_code}") from None
+            code = exc.exit_code
+        if isinstance(code, int) and code != 0:  # the command already printed its one-line error
+            raise click.ClickException(f"demo stopped: `hazardkit {' '.join(argv)}` exited {code}")
 
     # ---- MovSafeBench ------------------------------------------------------------------------------
     def movsafebench_data(self) -> list[str]:
         import datasets
 
         self.cli("publish", "movsafebench", "--config", "demo", "--version", DEMO_VERSION, "--date", DEMO_DATE,
-                 "--notes", "demo config: HazardForge on synthetic scenes")
+                 "--notes", "demo config: HazardForge on synthetic scenes", "--out", "movsafebench")
         ds = datasets.load_dataset("movsafebench", "demo", split="test")
         return ["forge run: out/demo/forge/run (hazardkit forge status out/demo/forge/run)",
                 f"dataset: movsafebench/data/demo/ ({len(ds)} rows; load_dataset('movsafebench', 'demo'))",
@@ -62,7 +65,7 @@ class Demo:
         for model in models:
             run = self.root / "runs" / f"{benchmark}-{model.replace(':', '-')}"
             self.cli("eval", benchmark, "--backend", "baseline", "--model", model, "--config", "demo",
-                     "--out", run, "--no-progress", *extra)
+                     "--data", self.data[benchmark], "--out", run, "--no-progress", *extra)
             self.cli("score", "run", run)
             self.results.append(run / "scores.json")
             score = json.loads((run / "scores.json").read_text())
