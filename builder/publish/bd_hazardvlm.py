@@ -113,7 +113,8 @@ SOURCES = (
 )
 
 CITATION = """@misc{bdhazardvlm,
-  title  = {BD-HazardVLM: Probing Vision-Language Models for Latent Defensive-Driving Hazards in Bangladesh Road Scenes},
+  title  = {BD-HazardVLM: Probing Vision-Language Models for Latent Defensive-Driving Hazards in
+            Bangladesh Road Scenes},
   note   = {see the paper for the author list},
 }"""
 
@@ -139,8 +140,8 @@ def bd_hazardvlm_publisher() -> Publisher:
         sources=SOURCES,
         citation=CITATION,
         crosstab=("primary_hazard_category", "risk_timing"),
-        count_columns=("source_dataset", "hazard_present", "severity", "hallucination_trap", "western_bias_trap",
-                       "pilot"),
+        count_columns=("source_dataset", "hazard_present", "severity", "hallucination_trap",
+                       "western_bias_trap", "pilot"),
         demo_configs=(DEMO_CONFIG,),
         template="bd_hazardvlm.md",
         check_row=check_row,
