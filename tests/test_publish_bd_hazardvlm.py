@@ -205,3 +205,15 @@ def test_load_by_folder_name_from_the_parent_folder(repo, tmp_path, monkeypatch)
     for config, rows in (("demo", 20), ("demo_annotations", 20)):
         ds = datasets.load_dataset("bd_hazardvlm", config, split="test", cache_dir=str(tmp_path / config))
         assert len(ds) == rows
+
+
+def test_croissant_records_read_with_mlcroissant(repo, monkeypatch):
+    mlc = pytest.importorskip("mlcroissant")
+    out, _ = repo
+    monkeypatch.chdir(out)
+    truth = spec.load_annotations(DEMO / "annotations.jsonl")
+    records = list(mlc.Dataset(jsonld="croissant.json").records("demo_annotations"))
+    assert [r["demo_annotations/id"].decode() for r in records] == sorted(truth)
+    for r in records:  # the repeated field holds the class indices of the action set
+        expected = truth[r["demo_annotations/id"].decode()]["defensive_actions"]
+        assert [spec.ACTIONS[i] for i in r["demo_annotations/defensive_actions"]] == expected

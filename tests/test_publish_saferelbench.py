@@ -120,3 +120,13 @@ def test_load_by_folder_name_from_the_parent_folder(repo, tmp_path, monkeypatch)
     out, _ = repo
     monkeypatch.chdir(out.parent)
     assert len(datasets.load_dataset("saferelbench", "demo", split="test", cache_dir=str(tmp_path))) == 15
+
+
+def test_croissant_records_read_with_mlcroissant(repo, truth, monkeypatch):
+    mlc = pytest.importorskip("mlcroissant")
+    out, _ = repo
+    monkeypatch.chdir(out)
+    records = list(mlc.Dataset(jsonld="croissant.json").records("demo"))
+    assert [r["demo/id"].decode() for r in records] == sorted(truth)
+    first = records[0]
+    assert [s.decode() for s in first["demo/initial_state"]] == truth[first["demo/id"].decode()]["initial_state"]
