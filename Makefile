@@ -26,10 +26,16 @@ demo: install
 	$(VENV)/bin/hazardkit demo
 
 # movsafebench/data/demo/ (git-ignored): the HazardForge pipeline (compositor + heuristic check) on synthetic
-# scenes, cached resumably in out/demo/forge/; then load_dataset("movsafebench", "demo") works from the repo root
+# scenes, cached resumably in out/demo/forge/; then load_dataset("movsafebench", "demo") works from the repo root;
+# likewise load_dataset("bd_hazardvlm", "demo"|"demo_annotations") and load_dataset("saferelbench", "demo")
 demo-data: install
 	$(VENV)/bin/hazardkit publish movsafebench --config demo --version 0.1.0 --date 2026-11-30 \
 		--notes "demo config: HazardForge on synthetic scenes"
+	$(VENV)/bin/hazardkit reconstruct bd-hazardvlm --demo  # local config demo: bd_hazardvlm/data/demo/ (images)
+	$(VENV)/bin/hazardkit publish bd-hazardvlm --config demo_annotations --version 0.1.0 --date 2026-11-30 \
+		--notes "demo_annotations config: the 20 demo records and their image manifest"
+	$(VENV)/bin/hazardkit publish saferelbench --config demo --version 0.1.0 --date 2026-11-30 \
+		--notes "demo config: 15 hand-written samples that pass self-validation"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -75,14 +75,23 @@ def card_header(publisher: Publisher, stats: list[ConfigStats]) -> dict[str, Any
     if publisher.licence_name:
         data["license_name"] = publisher.licence_name
     names = [s.config for s in stats]
-    default = "default" if "default" in names else None
+    wanted = publisher.default_config or "default"
+    default = wanted if wanted in names else None
     configs = {}
     for s in stats:
         entry: dict[str, Any] = {"data_files": [{"split": SPLIT, "path": f"data/{s.config}/{SPLIT}-*"}]}
         if s.config == default:
             entry["default"] = True
         configs[s.config] = entry
+    # local-only configs come after the published ones: `datasets` infers the file format from the first
+    # config listed, whose files must therefore exist wherever the card is (on the Hub and locally)
+    for name, pattern in publisher.local_configs.items():
+        configs[name] = {"data_files": [{"split": SPLIT, "path": pattern}]}
     MetadataConfigs(configs).to_dataset_card_data(data)
+    # MetadataConfigs sorts by name; put the default first, then the other published configs, then the
+    # local-only ones (the first config must have files: see above)
+    data["configs"] = sorted(data["configs"], key=lambda c: (
+        c["config_name"] in publisher.local_configs, c["config_name"] != default, c["config_name"]))
     infos = {}
     for s in stats:
         infos[s.config] = datasets.DatasetInfo(
@@ -199,9 +208,13 @@ def check_card(repo_dir: str | Path, publisher: Publisher, expected_header: dict
     configs = MetadataConfigs.from_dataset_card_data(card.data)
     infos = DatasetInfosDict.from_dataset_card_data(card.data)
     features = publisher.features()
-    on_disk = published_configs(repo_dir)
-    if sorted(configs) != on_disk:
-        problems.append(CardProblem(str(card_path), f"configs {sorted(configs)} != data folders {on_disk}"))
+    on_disk = published_configs(repo_dir, publisher.local_configs)
+    listed = sorted(c for c in configs if c not in publisher.local_configs)
+    if listed != on_disk:
+        problems.append(CardProblem(str(card_path), f"configs {listed} != data folders {on_disk}"))
+    if configs and next(iter(configs)) not in on_disk:
+        problems.append(CardProblem(str(card_path), f"the first config {next(iter(configs))!r} has no files: "
+                                    "`datasets` infers the format from it"))
     for config in on_disk:
         files = config_shards(repo_dir, config)
         info = infos.get(config)

@@ -16,9 +16,11 @@ from eval_kit.errors import BadInput
 @click.option("--repo-id", default=None, help="Hub dataset repo ORG/NAME; needed for the push plan and --push.")
 @click.option("--config", default="default", show_default=True,
               help="Config to (re)build: default, no_edit, demo, ... (demo builds from built-in demo scenes "
-                   "when --input is not given).")
+                   "when --input is not given). bd-hazardvlm: annotations, demo_annotations; saferelbench: demo.")
 @click.option("--input", "input_path", type=click.Path(path_type=Path), default=None,
-              help="Records JSON Lines file, or a folder holding records.jsonl (image paths relative to it).")
+              help="Records JSON Lines file, or a folder holding records.jsonl (image paths relative to it). "
+                   "bd-hazardvlm: a folder with annotations.jsonl and image_manifest.jsonl; saferelbench: "
+                   "samples JSON Lines (or a folder of them).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Dataset folder to write (default: ./BENCHMARK, the repo's dataset folder).")
 @click.option("--max-shard-mb", type=click.FloatRange(min=0.001), default=DEFAULT_MAX_SHARD_BYTES / 2**20,

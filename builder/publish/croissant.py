@@ -55,11 +55,29 @@ CONTEXT: dict[str, Any] = {
     "transform": "cr:transform",
 }
 PARQUET = "application/x-parquet"
+JSONL = "application/jsonlines"
+ATTACHMENTS_DIR = "manifests"
+
+
+def _list_item(feature: Any) -> Any | None:
+    """The item feature of a list feature (`List`, `Sequence`, `LargeList`, `[feature]`), else None."""
+    import datasets
+
+    if isinstance(feature, (datasets.Sequence, datasets.List, datasets.LargeList)):
+        return feature.feature
+    if isinstance(feature, list) and len(feature) == 1:
+        return feature[0]
+    return None
 
 
 def _data_type(feature: Any) -> tuple[str, str]:
-    """(Croissant dataType, description suffix) for a datasets feature."""
+    """(Croissant dataType, description suffix) for a datasets feature (a list: its item's type)."""
     import datasets
+
+    inner = _list_item(feature)
+    if inner is not None:
+        data_type, note = _data_type(inner)
+        return data_type, f" A list of values.{note}"
 
     if isinstance(feature, datasets.ClassLabel):
         names = ", ".join(f"{i}={n}" for i, n in enumerate(feature.names))
@@ -87,7 +105,7 @@ def build_croissant(repo_dir: str | Path, publisher: Publisher, *, version: str,
     url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else f"https://huggingface.co/datasets/{publisher.name}"
     distribution: list[dict[str, Any]] = []
     record_sets: list[dict[str, Any]] = []
-    for config in published_configs(repo_dir):
+    for config in published_configs(repo_dir, publisher.local_configs):
         set_id = f"parquet-files-{config}"
         for file in config_shards(repo_dir, config):
             rel = file.relative_to(repo_dir).as_posix()
@@ -111,6 +129,8 @@ def build_croissant(repo_dir: str | Path, publisher: Publisher, *, version: str,
             }
             if data_type == "sc:ImageObject":
                 field["source"]["transform"] = {"jsonPath": "bytes"}
+            if _list_item(feature) is not None:
+                field["repeated"] = True
             fields.append(field)
         record_sets.append({
             "@type": "cr:RecordSet", "@id": config, "name": config,
@@ -118,6 +138,15 @@ def build_croissant(repo_dir: str | Path, publisher: Publisher, *, version: str,
             + (" Demo data, not the benchmark." if config in publisher.demo_configs else ""),
             "key": {"@id": f"{config}/id"},
             "field": fields,
+        })
+    attached = repo_dir / ATTACHMENTS_DIR
+    for file in sorted(attached.rglob("*.jsonl")) if attached.is_dir() else []:
+        rel = file.relative_to(repo_dir).as_posix()
+        distribution.append({
+            "@type": "cr:FileObject", "@id": rel, "name": rel, "contentUrl": rel,
+            "description": "Attached to the data: " + publisher.extra.get("attachment_description", rel),
+            "contentSize": f"{file.stat().st_size} B", "encodingFormat": JSONL,
+            "sha256": hashes.get(rel) or sha256_file(file),
         })
     return {
         "@context": CONTEXT,

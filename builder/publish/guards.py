@@ -7,6 +7,8 @@ wherever it is nested, before a single byte is written.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
@@ -44,4 +46,37 @@ def refuse_images_if_annotations_only(benchmark: str, features: Any, *, allows_i
                 field=columns[0],
                 fix="drop the image column: source images are never redistributed, users rebuild them "
                 "with `hazardkit reconstruct`",
+            )
+
+
+def refuse_image_files(benchmark: str, repo_dir: str | Path, files: Iterable[Path]) -> None:
+    """Raise BadInput when a Parquet file that would be released carries an image column.
+
+    The features check above covers what the publisher writes; this one covers what else lies in the
+    dataset folder (a reconstruction written into a folder that is not marked local-only, a copied file),
+    because a release uploads every file of the folder.
+    """
+    import datasets
+    import pyarrow.parquet as pq
+
+    if benchmark not in ANNOTATIONS_ONLY_BENCHMARKS:
+        return
+    for file in files:
+        if Path(file).suffix != ".parquet":
+            continue
+        try:
+            schema = pq.read_schema(file)
+        except Exception as exc:  # pyarrow raises several types for corrupt files
+            raise BadInput(f"not a readable Parquet file ({exc})", path=file) from None
+        try:
+            columns = image_columns(datasets.Features.from_arrow_schema(schema))
+        except Exception:  # no readable `huggingface` metadata: look at the Arrow types instead
+            columns = [f.name for f in schema if str(f.type) == "struct<bytes: binary, path: string>"]
+        if columns:
+            rel = Path(file).relative_to(repo_dir) if Path(file).is_relative_to(repo_dir) else file
+            raise BadInput(
+                f"{benchmark} publishes annotations only, but {rel} has image column(s) {', '.join(columns)}",
+                path=file, field=columns[0],
+                fix="move reconstructed images out of the dataset folder (or into reconstructed/, which is "
+                "never uploaded); source images are never redistributed",
             )

@@ -16,8 +16,8 @@ from typing import Any
 from builder.publish import card as card_mod
 from builder.publish import release
 from builder.publish.croissant import CROISSANT_FILENAME, build_croissant, structural_problems
-from builder.publish.guards import image_columns, refuse_images_if_annotations_only
-from builder.publish.publishers import Publisher, get_publisher
+from builder.publish.guards import image_columns, refuse_image_files, refuse_images_if_annotations_only
+from builder.publish.publishers import Publisher, get_publisher, local_paths
 from builder.publish.shards import (
     DEFAULT_MAX_SHARD_BYTES,
     ShardInfo,
@@ -69,8 +69,10 @@ DEMO_WORK_DIR = Path("out") / "demo" / "forge"
 
 
 def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
-    """Demo rows for publishers that have a built-in demo generator (MovSafeBench: the HazardForge demo run
-    on synthetic scenes, kept resumable in out/demo/forge/)."""
+    """Demo rows: from the publisher's bundled demo input, or for MovSafeBench the HazardForge demo run on
+    synthetic scenes (kept resumable in out/demo/forge/)."""
+    if publisher.demo_input is not None:
+        return publisher.rows_from_input(publisher.demo_input)
     if publisher.name == "movsafebench":
         from builder.hazardforge.demo import build_demo
         from builder.publish.movsafebench import rows_from_input
@@ -113,8 +115,16 @@ def publish(
         raise BadInput("--push needs --repo-id", field="--repo-id", fix="pass --repo-id ORG/NAME")
     repo_dir = Path(out) if out is not None else Path(publisher.name)
     date = date or dt.datetime.now(dt.UTC).date().isoformat()
+    if config in publisher.local_configs:
+        raise BadInput(f"config {config!r} of {publisher.name} is built locally and never published",
+                       field="--config", fix=publisher.extra.get("local_config_fix", "publish another config"))
     features = publisher.features()
     refuse_images_if_annotations_only(publisher.name, features, allows_images=publisher.allows_images)
+    local = local_paths(publisher)
+    # a stray image Parquet elsewhere in the folder would be uploaded with the release: refuse up front
+    replaced = (repo_dir / "data" / config).resolve()
+    refuse_image_files(publisher.name, repo_dir, [f for f in release.release_files(repo_dir, local)
+                                                  if not f.resolve().is_relative_to(replaced)])
 
     previous = release.load_manifest(repo_dir) or {}
     # refuse an out-of-order version before anything on disk changes
@@ -129,7 +139,13 @@ def publish(
                            fix="pass --input (records JSON Lines or a folder with records.jsonl)")
     if publisher.check_row is not None and config not in publisher.demo_configs:
         rows = _checked_rows(rows, publisher, config, frozenset(allowed_sources))
+    attachments: dict[str, Path] = {}
+    if publisher.attachments is not None:
+        source = Path(input_path) if input_path is not None else publisher.demo_input
+        attachments = publisher.attachments(config, source)  # validated before any shard is written
     shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
+    for rel, src in attachments.items():
+        atomic_write_text(repo_dir / rel, Path(src).read_text(encoding="utf-8"))
 
     if image_columns(features) and "scenario" in features:
         from builder.publish.figure import sample_grid
@@ -138,7 +154,7 @@ def publish(
         sample_grid(config_shards(repo_dir, config), repo_dir / card_mod.figure_path(config), order=order)
 
     stats = [measure_config(repo_dir, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
-             for c in published_configs(repo_dir)]
+             for c in published_configs(repo_dir, publisher.local_configs)]
     this = next(s for s in stats if s.config == config)
     notes = notes or f"config `{config}`: {this.num_rows} rows in {len(this.files)} file(s)"
     history = release.updated_history(previous.get("history", []), version, date, notes)
@@ -147,7 +163,7 @@ def publish(
     atomic_write_text(repo_dir / card_mod.CARD_FILENAME, text)
 
     hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
-    for c in published_configs(repo_dir):
+    for c in published_configs(repo_dir, publisher.local_configs):
         for f in config_shards(repo_dir, c):
             rel = f.relative_to(repo_dir).as_posix()
             if rel not in hashes:
@@ -157,7 +173,8 @@ def publish(
     release.write_notes(repo_dir, publisher.pretty_name, history)
     config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
     release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
-                           history=history, known_hashes=hashes, configs=config_ids)
+                           history=history, known_hashes=hashes, configs=config_ids, exclude=local)
+    refuse_image_files(publisher.name, repo_dir, release.release_files(repo_dir, local))  # and once more at the end
 
     problems = [str(p) for p in card_mod.check_card(repo_dir, publisher, expected_header=header)]
     problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]
@@ -166,7 +183,7 @@ def publish(
     result = PublishResult(repo_dir=repo_dir, config=config, version=version, shards=shards, problems=problems,
                            header=header, stats={s.config: s.to_dict() for s in stats}, ids_changed=ids_changed)
     if repo_id:
-        result.plan = release.make_plan(repo_dir, repo_id, version, problems)
+        result.plan = release.make_plan(repo_dir, repo_id, version, problems, exclude=local)
     if push:
         result.commit = release.push(result.plan, api=api)
     return result

@@ -3,8 +3,7 @@
 A publisher is a declaration, like a benchmark spec: the repo folder name, the features, how to turn
 an input (file or folder) into rows sorted by id, whether images may be published, and what the card
 says about the data (licences, sources, citation). The machinery in this package (shards, card,
-Croissant, release) is generic over it. MovSafeBench is registered here; BD-HazardVLM and SafeRelBench
-register theirs the same way.
+Croissant, release) is generic over it. MovSafeBench, BD-HazardVLM and SafeRelBench are registered here.
 """
 
 from __future__ import annotations
@@ -56,12 +55,24 @@ class Publisher:
     # config names whose data are demo data (never the benchmark); the card says so
     demo_configs: tuple[str, ...] = ("demo",)
     template: str = "card.md"
+    # configs built locally next to the published ones and never uploaded (BD-HazardVLM: the reconstructed
+    # images): config name -> its data_files pattern in the card's YAML, listed after the published configs
+    local_configs: dict[str, str] = field(default_factory=dict)
+    # the config marked `default: true` in the card when it is published (None: a config named `default`)
+    default_config: str | None = None
+    # input used for a demo config when --input is not given (None: a built-in generator, MovSafeBench)
+    demo_input: Path | None = None
+    # attachments(config, input_path) -> {path in the repo: source file}: files published beside the
+    # shards (BD-HazardVLM: the image manifest); copied before the card, listed in Croissant and the manifest
+    attachments: Callable[[str, Path | None], dict[str, Path]] | None = None
     # check_row(config, row, allowed_sources) raises BadInput for a row that may not go into that config
     check_row: Callable[[str, dict[str, Any], frozenset[str]], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 _REGISTRY: dict[str, Callable[[], Publisher]] = {}
+# CLI spellings (`hazardkit publish bd-hazardvlm`) -> registry names (the dataset folder names)
+ALIASES: dict[str, str] = {"bd-hazardvlm": "bd_hazardvlm"}
 
 
 def register(name: str, factory: Callable[[], Publisher]) -> None:
@@ -77,6 +88,7 @@ def publisher_names() -> list[str]:
 def get_publisher(name: str) -> Publisher:
     """The publisher for a benchmark name; an unknown name is bad input listing the known ones."""
     _load_builtin()
+    name = ALIASES.get(name, name)
     if name not in _REGISTRY:
         raise BadInput(f"no publisher for benchmark {name!r}", field="BENCHMARK",
                        fix=f"use one of: {', '.join(sorted(_REGISTRY))}")
@@ -88,3 +100,16 @@ def _load_builtin() -> None:
         from builder.publish import movsafebench
 
         register("movsafebench", movsafebench.movsafebench_publisher)
+    if "bd_hazardvlm" not in _REGISTRY:
+        from builder.publish import bd_hazardvlm
+
+        register("bd_hazardvlm", bd_hazardvlm.bd_hazardvlm_publisher)
+    if "saferelbench" not in _REGISTRY:
+        from builder.publish import saferelbench
+
+        register("saferelbench", saferelbench.saferelbench_publisher)
+
+
+def local_paths(publisher: Publisher) -> tuple[str, ...]:
+    """Folders of the local-only configs (relative to the dataset folder): never part of a release."""
+    return tuple(sorted({pattern.rsplit("/", 1)[0] for pattern in publisher.local_configs.values()}))

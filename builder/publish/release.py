@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from builder.publish.shards import sha256_file
@@ -79,13 +80,17 @@ def release_notes(pretty_name: str, history: list[dict[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def release_files(repo_dir: str | Path) -> list[Path]:
-    """Every file of the dataset folder that belongs in the Hub repo (hidden files and temp files left out)."""
+def release_files(repo_dir: str | Path, exclude: Iterable[str] = ()) -> list[Path]:
+    """Every file of the dataset folder that belongs in the Hub repo (hidden files, temp files and the
+    local-only folders `exclude`, e.g. BD-HazardVLM's `reconstructed`, left out)."""
     repo_dir = Path(repo_dir)
+    skip = tuple(PurePosixPath(e).parts for e in exclude)
     files = []
     for path in sorted(repo_dir.rglob("*")):
         rel = path.relative_to(repo_dir)
         if not path.is_file() or any(part.startswith(".") for part in rel.parts) or path.suffix == ".tmp":
+            continue
+        if any(rel.parts[:len(parts)] == parts for parts in skip):
             continue
         files.append(path)
     return files
@@ -93,13 +98,13 @@ def release_files(repo_dir: str | Path) -> list[Path]:
 
 def write_manifest(repo_dir: str | Path, *, benchmark: str, version: str, date: str, repo_id: str | None,
                    history: list[dict[str, str]], known_hashes: dict[str, str] | None = None,
-                   configs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                   configs: dict[str, dict[str, Any]] | None = None, exclude: Iterable[str] = ()) -> dict[str, Any]:
     """Write `release-manifest.json` with the sha256 and size of every other release file, and per config
     its row count and the sha256 of its ids (so the next release can tell whether ids changed)."""
     repo_dir = Path(repo_dir)
     known = dict(known_hashes or {})
     files = {}
-    for path in release_files(repo_dir):
+    for path in release_files(repo_dir, exclude):
         rel = path.relative_to(repo_dir).as_posix()
         if rel == MANIFEST_FILENAME:
             continue
@@ -114,7 +119,7 @@ def write_notes(repo_dir: str | Path, pretty_name: str, history: list[dict[str, 
     atomic_write_text(Path(repo_dir) / NOTES_FILENAME, release_notes(pretty_name, history))
 
 
-def verify_manifest(repo_dir: str | Path) -> list[str]:
+def verify_manifest(repo_dir: str | Path, exclude: Iterable[str] = ()) -> list[str]:
     """Files whose sha256 no longer matches the manifest, or that are missing/unlisted."""
     repo_dir = Path(repo_dir)
     manifest = load_manifest(repo_dir)
@@ -128,7 +133,7 @@ def verify_manifest(repo_dir: str | Path) -> list[str]:
             problems.append(f"{rel}: listed in the manifest but missing")
         elif sha256_file(path) != entry.get("sha256"):
             problems.append(f"{rel}: sha256 differs from the manifest")
-    for path in release_files(repo_dir):
+    for path in release_files(repo_dir, exclude):
         rel = path.relative_to(repo_dir).as_posix()
         if rel != MANIFEST_FILENAME and rel not in listed:
             problems.append(f"{rel}: not in the manifest")
@@ -145,6 +150,7 @@ class PushPlan:
     files: list[tuple[str, int]]  # (path in repo, size in bytes)
     commit_message: str
     problems: list[str] = field(default_factory=list)
+    exclude: tuple[str, ...] = ()  # local-only folders, never uploaded
 
     @property
     def tag(self) -> str:
@@ -176,13 +182,15 @@ class PushPlan:
         return "\n".join(lines)
 
 
-def make_plan(repo_dir: str | Path, repo_id: str, version: str, problems: list[str] | None = None) -> PushPlan:
+def make_plan(repo_dir: str | Path, repo_id: str, version: str, problems: list[str] | None = None,
+              exclude: Iterable[str] = ()) -> PushPlan:
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id or ""):
         raise BadInput(f"{repo_id!r} is not a Hub repo id", field="--repo-id", fix="use ORG/NAME")
     repo_dir = Path(repo_dir)
-    files = [(p.relative_to(repo_dir).as_posix(), p.stat().st_size) for p in release_files(repo_dir)]
+    exclude = tuple(exclude)
+    files = [(p.relative_to(repo_dir).as_posix(), p.stat().st_size) for p in release_files(repo_dir, exclude)]
     return PushPlan(repo_id=repo_id, version=version, repo_dir=repo_dir, files=files,
-                    commit_message=f"Release {tag_of(version)}", problems=list(problems or []))
+                    commit_message=f"Release {tag_of(version)}", problems=list(problems or []), exclude=exclude)
 
 
 def existing_tags(api: Any, repo_id: str) -> set[str] | None:
@@ -202,7 +210,7 @@ def push(plan: PushPlan, api: Any | None = None) -> str:
 
     if plan.problems:
         raise BadInput("refusing to push: " + "; ".join(plan.problems), fix="fix the card/schema problems first")
-    changed = verify_manifest(plan.repo_dir)
+    changed = verify_manifest(plan.repo_dir, plan.exclude)
     if changed:
         raise BadInput("refusing to push: files changed since the release was built: " + "; ".join(changed),
                        path=plan.repo_dir, fix="publish again to rebuild the manifest")

@@ -285,10 +285,11 @@ def config_shards(repo_dir: str | Path, config: str) -> list[Path]:
     return sorted((Path(repo_dir) / "data" / config).glob("*.parquet"))
 
 
-def published_configs(repo_dir: str | Path) -> list[str]:
-    """Config names with at least one Parquet shard under `<repo>/data/`."""
+def published_configs(repo_dir: str | Path, exclude: Iterable[str] = ()) -> list[str]:
+    """Config names with at least one Parquet shard under `<repo>/data/` (less the local-only `exclude`)."""
     data = Path(repo_dir) / "data"
     if not data.is_dir():
         return []
+    skip = set(exclude)
     return sorted(p.name for p in data.iterdir() if p.is_dir() and not p.name.startswith(".")
-                  and any(p.glob("*.parquet")))
+                  and p.name not in skip and any(p.glob("*.parquet")))
