@@ -35,7 +35,9 @@ class Demo:
     echo: Callable[[str], None] = click.echo
     results: list[Path] = field(default_factory=list)
     # the dataset folders the demo publishes into (relative to the working directory, like `make demo`)
-    data: dict[str, Path] = field(default_factory=lambda: {"movsafebench": Path("movsafebench")})
+    data: dict[str, Path] = field(default_factory=lambda: {"movsafebench": Path("movsafebench"),
+                                                           "bd-hazardvlm": Path("bd_hazardvlm"),
+                                                           "saferelbench": Path("saferelbench")})
 
     def cli(self, *args: object) -> None:
         """Run one `hazardkit` command in process; a failure stops the demo with that command's message."""
@@ -72,6 +74,30 @@ class Demo:
             made.append(f"{benchmark} {model}: {run}/scores.json ({_headline(score)})")
         return made
 
+    # ---- BD-HazardVLM ------------------------------------------------------------------------------
+    def bd_data(self) -> list[str]:
+        import datasets
+
+        folder = self.data["bd-hazardvlm"]
+        self.cli("reconstruct", "bd-hazardvlm", "--demo", "--out", folder)
+        self.cli("publish", "bd-hazardvlm", "--config", "demo_annotations", "--version", DEMO_VERSION,
+                 "--date", DEMO_DATE, "--notes", "demo_annotations config: the 20 demo records and their image "
+                 "manifest", "--out", folder)
+        ds = datasets.load_dataset(str(folder), "demo", split="test")
+        return [f"reconstructed (images kept local): {folder}/data/demo/ ({len(ds)} rows; "
+                f"load_dataset('bd_hazardvlm', 'demo'))",
+                f"published annotations: {folder}/data/demo_annotations/, card {folder}/README.md"]
+
+    # ---- SafeRelBench ------------------------------------------------------------------------------
+    def saferel_data(self) -> list[str]:
+        import datasets
+
+        folder = self.data["saferelbench"]
+        self.cli("publish", "saferelbench", "--config", "demo", "--version", DEMO_VERSION, "--date", DEMO_DATE,
+                 "--notes", "demo config: 15 hand-written samples that pass self-validation", "--out", folder)
+        ds = datasets.load_dataset(str(folder), "demo", split="test")
+        return [f"dataset: {folder}/data/demo/ ({len(ds)} samples; load_dataset('saferelbench', 'demo'))"]
+
     # ---- leaderboard -------------------------------------------------------------------------------
     def leaderboard(self) -> list[str]:
         table = self.root / "leaderboard" / "results.parquet"
@@ -86,6 +112,14 @@ class Demo:
                      self.movsafebench_data),
             DemoStep("MovSafeBench: baseline runs and scores",
                      lambda: self.baselines("movsafebench", ["random", "majority", "fixed:straight"])),
+            DemoStep("BD-HazardVLM: reconstruct the demo images from the manifest, publish the annotations",
+                     self.bd_data),
+            DemoStep("BD-HazardVLM: baseline runs and scores",
+                     lambda: self.baselines("bd-hazardvlm", ["random", "majority", "fixed:no_major_hazard"])),
+            DemoStep("SafeRelBench: validate and publish the demo samples", self.saferel_data),
+            DemoStep("SafeRelBench: baseline plans (empty, reference minus mitigations, reference oracle)",
+                     lambda: self.baselines("saferelbench", ["fixed:empty", "fixed:unmitigated",
+                                                             "fixed:reference"])),
             DemoStep("Leaderboard: add results, render Markdown + HTML + plots", self.leaderboard),
         ]
 
@@ -102,11 +136,12 @@ class Demo:
 
 
 def _headline(score: dict[str, Any]) -> str:
-    for key in ("accuracy", "category_accuracy", "SR", "sr"):
-        value = score.get(key)
-        if isinstance(value, (int, float)):
-            return f"{key} {100 * value:.1f}%"
-    return "scored"
+    """The leaderboard's ranking metric of a scored run, e.g. "Category accuracy 10.0%"."""
+    from eval_kit.leaderboard.boards import board_for, lookup
+
+    board = board_for(str(score.get("benchmark", "")).replace("-", "_"))
+    value = lookup(score, board.headline)
+    return f"{board.headline_label} {100 * value:.1f}%" if isinstance(value, (int, float)) else "scored"
 
 
 @click.command("demo")

@@ -14,11 +14,20 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "demo finished" in result.output
     page = tmp_path / "out" / "leaderboard" / "index.html"
-    assert page.is_file() and "MovSafeBench" in page.read_text()
-    scores = sorted((tmp_path / "out" / "runs").glob("*/scores.json"))
-    assert len(scores) >= 3
-    for path in scores:
-        assert json.loads(path.read_text())["num_samples"] > 0
+    html = page.read_text()
+    assert page.is_file() and all(name in html for name in ("MovSafeBench", "BD-HazardVLM", "SafeRelBench"))
+    scores = {p.parent.name: json.loads(p.read_text()) for p in (tmp_path / "out" / "runs").glob("*/scores.json")}
+    assert {score["benchmark"] for score in scores.values()} == {"movsafebench", "bd_hazardvlm", "saferelbench"}
+    assert len(scores) == 9
+    # the oracle plan is safe and successful on every demo sample; the empty plan never succeeds
+    assert scores["saferelbench-fixed-reference"]["SSR"] == 1.0
+    assert scores["saferelbench-fixed-empty"]["SR"] == 0.0
+    # the published demo data load from the scratch folder, as from the repo root
+    import datasets
+
+    assert len(datasets.load_dataset("movsafebench", "demo", split="test")) > 20
+    assert len(datasets.load_dataset("saferelbench", "demo", split="test")) == 15
+    assert len(datasets.load_dataset("bd_hazardvlm", "demo", split="test")) == 20
     # every path the demo printed exists
     for line in result.output.splitlines():
         for match in re.findall(r"(out/[\w./-]+\.(?:jsonl|json|parquet|html|md|png))\b", line):
