@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from eval_kit.cli import cli
+from eval_kit.cli import cli, main
 
 
 def _register() -> None:
@@ -28,13 +28,7 @@ def _register() -> None:
 _register()
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        cli.main(args=argv, prog_name="hazardkit", standalone_mode=True)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
+__all__ = ["cli", "main"]  # main runs `cli`, which now holds the build commands too
 
 if __name__ == "__main__":
     sys.exit(main())

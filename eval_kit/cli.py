@@ -94,7 +94,8 @@ _register()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the evaluation-only command group (the full console script is builder.cli:main)."""
+    """Run the `hazardkit` group: evaluation commands, plus the build commands when builder.cli is imported
+    (the console script builder.cli:main is this function after builder registered them)."""
     try:
         cli.main(args=argv, prog_name="hazardkit", standalone_mode=True)
     except SystemExit as exc:

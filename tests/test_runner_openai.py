@@ -1,76 +1,26 @@
 """openai backend against a real chat-completions HTTP server on 127.0.0.1 started by the test."""
 
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
 from eval_kit.runners.synthetic_data import write_jsonl
+from tests.chat_stub import ChatStub
 
 pytest.importorskip("openai")
 
 
-class FakeServer:
-    """Speaks just enough of /v1/chat/completions: answers from the image colour, can fail on purpose."""
+def _answer(body: dict) -> str:
+    """Answers B when the request carries an image, and admits blindness when it does not."""
+    has_image = any(p["type"] == "image_url" for p in body["messages"][0]["content"])
+    return "Answer: B" if has_image else "I cannot see anything."
 
-    def __init__(self, *, fail_first: int = 0, always_fail: bool = False, key: str = "sk-test", delay: float = 0.0):
-        self.requests: list[dict] = []
-        self.headers: list[dict] = []
-        self.fail_first, self.always_fail, self.key, self.delay = fail_first, always_fail, key, delay
-        self.in_flight = self.max_in_flight = 0
-        self.lock = threading.Lock()
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with server.lock:
-                    server.requests.append(body)
-                    server.headers.append({"Authorization": self.headers.get("Authorization")})
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                    fail = server.always_fail or len(server.requests) <= server.fail_first
-                time.sleep(server.delay)
-                with server.lock:
-                    server.in_flight -= 1
-                if self.headers.get("Authorization") != f"Bearer {server.key}":
-                    return self._send(401, {"error": {"message": "bad key", "type": "invalid_request_error"}})
-                if fail:
-                    return self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
-                text = body["messages"][0]["content"][-1]["text"]
-                has_image = any(p["type"] == "image_url" for p in body["messages"][0]["content"])
-                answer = "Answer: B" if has_image else "I cannot see anything."
-                self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": answer}}],
-                                 "usage": {"prompt_tokens": len(text), "completion_tokens": 2, "total_tokens": 3}})
-
-            def _send(self, code, obj):
-                blob = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(blob)))
-                self.end_headers()
-                self.wfile.write(blob)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def FakeServer(**behaviour) -> ChatStub:
+    """Speaks just enough of /v1/chat/completions; can fail on purpose (see ChatStub)."""
+    return ChatStub(_answer, key="sk-test", **behaviour)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import click
 from eval_kit.benchmarks import bd_hazardvlm as spec
 from eval_kit.cli import HazardkitGroup
 from eval_kit.errors import BadInput
+from eval_kit.textreport import render as render_text
 
 # task -> (per-image vector from eval_kit.scoring.bd_hazardvlm.per_image, test)
 TASKS: dict[str, tuple[str, str]] = {
@@ -64,13 +65,12 @@ def compare_files(references: Path, runs: list[tuple[str, Path]], *, alpha: floa
 
 
 def render(result: dict[str, Any]) -> str:
-    from io import StringIO
+    return render_text(lambda console: _draw(console, result), width=200)
 
-    from rich.console import Console
+
+def _draw(console, result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    buffer = StringIO()
-    console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
     table = Table(title=f"Paired tests, Holm-corrected within each task (alpha {result['alpha']}, "
                         f"{result['num_samples']} images)")
     for col in ("task", "test", "run A", "run B", "score A", "score B", "statistic", "p", "p (Holm)",
@@ -83,7 +83,6 @@ def render(result: dict[str, Any]) -> str:
                           f"{r['p_value']:.4g}", f"{r['p_holm']:.4g}", "yes" if r["significant"] else "no",
                           r["note"] or "")
     console.print(table)
-    return buffer.getvalue()
 
 
 @compare.command("bd-hazardvlm")

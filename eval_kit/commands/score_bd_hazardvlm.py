@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.textreport import pct, render
 
 
 @dataclass
@@ -84,19 +85,15 @@ def score_files(references: Path, predictions: Path, *, config: str | None = Non
     return result
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
-
 
 def render_tables(result: dict[str, Any]) -> str:
     """The paper's tables 4 (core diagnostics) and 5 (traps) for one model, plus prediction distributions."""
-    from io import StringIO
+    return render(lambda console: _draw(console, result), width=200)
 
-    from rich.console import Console
+
+def _draw(console, result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    buffer = StringIO()
-    console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
     t4 = Table(title=f"Core diagnostics (%, paper table 4; {result['num_samples']} images)")
     cols = [("Hazard acc.", result["hazard_presence"]["accuracy"]),
             ("Majority baseline", result["hazard_presence"]["majority_baseline"]),
@@ -107,7 +104,7 @@ def render_tables(result: dict[str, Any]) -> str:
             ("Action Jaccard", result["actions"]["mean_jaccard"])]
     for name, _ in cols:
         t4.add_column(name, justify="right")
-    t4.add_row(*[_pct(v) for _, v in cols])
+    t4.add_row(*[pct(v) for _, v in cols])
     console.print(t4)
 
     t5 = Table(title="Trap self-reports (%, paper table 5)")
@@ -115,7 +112,7 @@ def render_tables(result: dict[str, Any]) -> str:
         t5.add_column(name, justify="right")
     for trap in ("hallucination_trap", "western_bias_trap"):
         r = result[trap]
-        t5.add_row(trap, _pct(r["reference_rate"]), _pct(r["flag_rate"]), _pct(r["recall"]), str(r["flags"]),
+        t5.add_row(trap, pct(r["reference_rate"]), pct(r["flag_rate"]), pct(r["recall"]), str(r["flags"]),
                    str(r["true_positive_flags"]))
     console.print(t5)
 
@@ -129,10 +126,9 @@ def render_tables(result: dict[str, Any]) -> str:
         dist.add_row("predicted", *[str(result[task]["prediction_distribution"][x]) for x in labels])
         console.print(dist)
     s = result["schema"]
-    console.print(f"schema-valid: {_pct(s['valid_rate'])}% (initial {_pct(s['initial_valid_rate'])}%), "
+    console.print(f"schema-valid: {pct(s['valid_rate'])}% (initial {pct(s['initial_valid_rate'])}%), "
                   f"retries: {s['retry_count']} ({s['retried_then_valid']} valid after retry), "
                   f"missing: {result['missing']}")
-    return buffer.getvalue()
 
 
 @click.command()

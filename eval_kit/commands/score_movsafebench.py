@@ -10,6 +10,7 @@ import click
 
 from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
+from eval_kit.textreport import pct, render
 
 REFERENCE_COLUMNS = ("id", "answer", "scenario", "category", "source_benchmark")
 
@@ -79,25 +80,21 @@ def score_files(
     return result
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
-
 
 def render_tables(result: dict[str, Any]) -> str:
     """The paper's tables 3, 4 and 5 for one model, plus the confusion matrix, as plain text."""
-    from io import StringIO
+    return render(lambda console: _draw(console, result), width=200)
 
-    from rich.console import Console
+
+def _draw(console, result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    buffer = StringIO()
-    console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
 
     t3 = Table(title="Accuracy by scenario (%, paper table 3)")
     cols3 = [*spec.SCENARIOS, "total"]
     for name in cols3:
         t3.add_column(name.replace("_", " ").capitalize(), justify="right")
-    t3.add_row(*[_pct(result["by_scenario"].get(s)) for s in spec.SCENARIOS], _pct(result["accuracy"]))
+    t3.add_row(*[pct(result["by_scenario"].get(s)) for s in spec.SCENARIOS], pct(result["accuracy"]))
     t3.add_row(*[str(result["support"]["by_scenario"].get(s, 0)) for s in spec.SCENARIOS],
                str(result["num_edited"]), style="dim")
     console.print(t3)
@@ -105,16 +102,16 @@ def render_tables(result: dict[str, Any]) -> str:
     t4 = Table(title="Accuracy by object category (%, paper table 4; edited images)")
     for name in [*spec.CATEGORIES, "norm.", "anom.", "all"]:
         t4.add_column(name, justify="right")
-    t4.add_row(*[_pct(result["by_category"].get(c)) for c in spec.CATEGORIES],
-               _pct(result["by_group"].get("normal")), _pct(result["by_group"].get("anomalous")),
-               _pct(result["accuracy"]))
+    t4.add_row(*[pct(result["by_category"].get(c)) for c in spec.CATEGORIES],
+               pct(result["by_group"].get("normal")), pct(result["by_group"].get("anomalous")),
+               pct(result["accuracy"]))
     console.print(t4)
 
     t5 = Table(title="Accuracy by source benchmark (%, paper table 5; edited images)")
     sources = [s for s in spec.SOURCE_BENCHMARKS if s in spec.REAL_SOURCE_BENCHMARKS or s in result["by_source"]]
     for name in [*(spec.PAPER_SOURCE_NAMES[s] for s in sources), "Overall"]:
         t5.add_column(name, justify="right")
-    t5.add_row(*[_pct(result["by_source"].get(s)) for s in sources], _pct(result["accuracy"]))
+    t5.add_row(*[pct(result["by_source"].get(s)) for s in sources], pct(result["accuracy"]))
     console.print(t5)
 
     cm = result["confusion_matrix"]
@@ -127,13 +124,12 @@ def render_tables(result: dict[str, Any]) -> str:
     console.print(tc)
 
     lo_hi = result.get("ci95")
-    ci = f"[{_pct(lo_hi[0])}, {_pct(lo_hi[1])}]" if lo_hi else "-"
+    ci = f"[{pct(lo_hi[0])}, {pct(lo_hi[1])}]" if lo_hi else "-"
     console.print(
-        f"Total accuracy {_pct(result['accuracy'])}% (95% CI {ci}, {result['ci_method']}); "
+        f"Total accuracy {pct(result['accuracy'])}% (95% CI {ci}, {result['ci_method']}); "
         f"{result['num_samples']} samples, {result['num_edited']} edited; "
         f"unparsed {result['unparsed']}, missing {result['missing']}."
     )
-    return buffer.getvalue()
 
 
 @click.command()

@@ -12,6 +12,7 @@ import click
 
 from eval_kit.benchmarks import saferelbench as spec
 from eval_kit.errors import BadInput
+from eval_kit.textreport import render
 
 Key = tuple[str, str]  # (sample id, prompt variant)
 
@@ -158,13 +159,12 @@ def _f(value: float | None) -> str:
 
 
 def render_tables(result: dict[str, Any]) -> str:
-    from io import StringIO
+    return render(lambda console: _draw(console, result), width=160)
 
-    from rich.console import Console
+
+def _draw(console, result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    buffer = StringIO()
-    console = Console(file=buffer, width=160, force_terminal=False, color_system=None)
     for source in ("plans", "traces"):
         block = result.get(source)
         if not block:
@@ -180,7 +180,6 @@ def render_tables(result: dict[str, Any]) -> str:
         console.print(f"{source}: SR {_f(block['SR'])}  SSR {_f(block['SSR'])}  SRec {_f(block['SRec'])}  "
                       f"SSR/SR {_f(block['SSR/SR'])}  ({block['n']} episodes, unparsed {block['unparsed']}, "
                       f"missing {block['missing']})")
-    return buffer.getvalue()
 
 
 @click.command()

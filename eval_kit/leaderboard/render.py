@@ -15,15 +15,12 @@ from typing import Any
 from eval_kit.jsonl import atomic_write_text
 from eval_kit.leaderboard.boards import Board, board_for, lookup
 from eval_kit.leaderboard.significance import pairwise_matrix
-
-
-def _pct(value: Any) -> str:
-    return "-" if value is None else f"{100 * float(value):.1f}"
+from eval_kit.textreport import pct
 
 
 def _ci(result: dict[str, Any], board: Board) -> str:
     ci = lookup(result, board.ci)
-    return f"[{_pct(ci[0])}, {_pct(ci[1])}]" if ci and None not in ci else "-"
+    return f"[{pct(ci[0])}, {pct(ci[1])}]" if ci and None not in ci else "-"
 
 
 def _labels(rows: list[dict[str, Any]]) -> list[str]:
@@ -103,8 +100,8 @@ def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
         labels = _labels(brows)
         head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
                 *(title for _, title in board.columns), *(title for _, title in board.counters)]
-        main = [[str(i + 1), label, r["backend"] or "-", _pct(r["headline"]), _ci(res, board),
-                 str(r["num_samples"]), *(_pct(lookup(res, k)) for k, _ in board.columns),
+        main = [[str(i + 1), label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
+                 str(r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
                  *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters)]
                 for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
         breakdowns = []
@@ -118,7 +115,7 @@ def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
             columns = _breakdown_keys(results, key, order)
             if not columns:
                 continue
-            table = [[label, *(_pct(_values(res, key, metric_name).get(c)) for c in columns)]
+            table = [[label, *(pct(_values(res, key, metric_name).get(c)) for c in columns)]
                      for label, res in zip(labels, results, strict=True)]
             breakdowns.append({"key": name, "title": title, "head": ["Model", *columns], "rows": table})
         plots = []
