@@ -89,9 +89,9 @@ TRAP_FIELDS: dict[str, str] = {
     "possible_western_road_bias": "western_bias_trap",
 }
 # The source images may never be published (paper section 3): only annotations and the manifest are.
-# The publisher must refuse an `image` column for every config except the synthetic `demo`.
+# The publisher refuses an `image` column in every published config (builder/publish/guards.py); images
+# exist only in the local configs `reconstructed` and `demo` that `hazardkit reconstruct` writes.
 PUBLISH_IMAGES = False
-PUBLISHABLE_IMAGE_CONFIGS: frozenset[str] = frozenset({"demo"})
 BENCHMARK_ID = re.compile(r"^BDHV_(?:0(?:00[1-9]|0[1-9]\d|[1-4]\d\d)|0500|DEMO_\d{4})$")  # 0001..0500
 NUM_IMAGES = 500
 
