@@ -40,6 +40,16 @@ class AcceptAll:
         return {"checker": "accept-all"}
 
 
+def run_all(worker, store: RunStore, jobs: list[dict]) -> float:
+    """Process and store every job as the run engine does; returns the wall seconds."""
+    store.init({"plan_sha256": "bench"})
+    start = time.perf_counter()
+    for job in jobs:
+        result = worker.process(job)
+        store.write_result(result.job_id, result.record, result.image_png, result.timings)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=4)
@@ -77,13 +87,7 @@ def main() -> None:
         worker = WorkerSpec(plan_dir=str(tmp))()
         compositor = worker.editor
         worker.editor, worker.checker, worker._editor_takes_vp = NullEditor(), AcceptAll(), False
-        store = RunStore(tmp / "run-null")
-        store.init({"plan_sha256": "bench"})
-        start = time.perf_counter()
-        for job in jobs:
-            result = worker.process(job)
-            store.write_result(result.job_id, result.record, result.image_png, result.timings)
-        overhead_ms = 1000 * (time.perf_counter() - start) / len(jobs)
+        overhead_ms = 1000 * run_all(worker, RunStore(tmp / "run-null"), jobs) / len(jobs)
         edits = sum(len(job["edits"]) for job in jobs)
         print(f"floor (read + decode source, encode PNG):         {floor_ms:6.1f} ms/job")
         print(f"pipeline overhead (null editor, accept-all check): {overhead_ms:6.1f} ms/job "
@@ -94,12 +98,7 @@ def main() -> None:
         worker = WorkerSpec(plan_dir=str(tmp))()
         worker.editor = compositor
         store = RunStore(tmp / "run-compositor")
-        store.init({"plan_sha256": "bench"})
-        start = time.perf_counter()
-        for job in jobs:
-            result = worker.process(job)
-            store.write_result(result.job_id, result.record, result.image_png, result.timings)
-        seconds = time.perf_counter() - start
+        seconds = run_all(worker, store, jobs)
         statuses = [r["status"] for r in store.records()]
         print(f"compositor + heuristic check, whole jobs: {len(jobs) / seconds:5.2f} jobs/s, "
               f"{edits / seconds:5.2f} edits/s ({statuses.count('accepted')} of {len(jobs)} accepted)")

@@ -18,17 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from PIL import Image
 
-from builder.cli import cli
+from tests.cli_helpers import invoke
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def invoke(*args: object):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    return result.exit_code, result.output
 
 
 @pytest.fixture(scope="module")

@@ -5,22 +5,15 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from scipy.stats import binomtest
 
-from builder.cli import cli
 from eval_kit.leaderboard.results import read_table
 from eval_kit.scoring import significance
+from tests.cli_helpers import hk
 from tests.test_leaderboard_page import browse, chromium  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 SR_SAMPLES = ROOT / "manifests" / "saferelbench" / "demo.jsonl"
-
-
-def hk(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @pytest.fixture(scope="module")

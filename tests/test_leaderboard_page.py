@@ -11,10 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from builder.cli import cli
 from eval_kit.runners.synthetic_data import write_parquet_folder
+from tests.cli_helpers import hk
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -39,12 +38,6 @@ def chromium() -> str:
     if path is None:
         pytest.skip("chromium is not installed and could not be installed with apt-get")
     return path
-
-
-def hk(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @pytest.fixture(scope="module")
