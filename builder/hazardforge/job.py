@@ -83,7 +83,7 @@ def build_checker(spec: WorkerSpec):
                       device=spec.checker_device)
 
 
-def _png(image) -> bytes:
+def encode_png(image) -> bytes:
     """Lossless PNG through OpenCV at zlib level 1: on 1600x900 scenes about 2x faster than PIL at the same
     level and 4x faster than PIL's default level 6, files about 10% larger (measured on synthetic scenes).
     The bytes are what publish stores, never re-encoded."""
@@ -214,5 +214,6 @@ class ForgeWorker:
             status, reason = "failed", f"{type(exc).__name__}: {exc}"
         timings.update({"edits": edit_timings, "total_s": round(time.perf_counter() - start, 4)})
         record.update({"status": status, "reason": reason, "edits": edits})
-        png = _png(current) if status == "accepted" else None
-        return JobResult(job["job_id"], record, png, timings)
+        accepted = status == "accepted"
+        return JobResult(job["job_id"], record, None, timings, image=current if accepted else None,
+                         encode=encode_png if accepted else None)
