@@ -196,3 +196,14 @@ def test_export_then_publish_reads_back_with_datasets(planned, tmp_path):
     code, out = invoke("publish", "movsafebench", "--config", "default", "--version", "0.1.0", "--input",
                        tmp_path / "records", "--out", tmp_path / "repo2")
     assert code == 2 and "belong in a demo config" in out
+
+
+def test_ray_engine_matches_local_run(planned, tmp_path):
+    """`--engine ray` on a local Ray instance (CPU): actors build their own editor and checker, same files."""
+    _root, plan = planned
+    common = ("forge", "run", plan, "--limit", "8", "--no-progress")
+    assert invoke(*common, "--out", tmp_path / "local")[0] == 0
+    code, out = invoke(*common, "--out", tmp_path / "ray", "--engine", "ray", "--workers", "2")
+    assert code == 0, out
+    assert snapshot(tmp_path / "ray") == snapshot(tmp_path / "local")
+    assert len(list((tmp_path / "ray" / "jobs").rglob("*.json"))) == 8
