@@ -30,3 +30,21 @@ def test_evaluate_module_matches_plain_function():
                             args["source_benchmarks"], args["source_ids"], n_bootstrap=200)
     assert via_module == direct
     assert 0 < via_module["accuracy"] < 1
+
+
+def test_incremental_add_batch_path_gives_the_same_result():
+    """add_batch goes through evaluate's Arrow cache; the all-at-once compute skips it; same numbers."""
+    rows = table2_references(seed=4)[:300]
+    cols = {
+        "predictions": [r["answer"] if i % 4 else "" for i, r in enumerate(rows)],
+        "references": [r["answer"] for r in rows],
+        "scenarios": [r["scenario"] for r in rows],
+        "categories": [r["category"] or "" for r in rows],
+        "source_benchmarks": [r["source_benchmark"] for r in rows],
+        "source_ids": [r["source_id"] for r in rows],
+    }
+    metric = evaluate.load(str(METRIC_DIR))
+    direct = metric.compute(**cols, n_bootstrap=200)
+    for start in range(0, 300, 100):
+        metric.add_batch(**{k: v[start:start + 100] for k, v in cols.items()})
+    assert metric.compute(n_bootstrap=200) == direct
