@@ -50,9 +50,7 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     info = store.root / "run.json"
     if info.exists() and json.loads(info.read_text(encoding="utf-8")).get("plan_sha256") != digest:
         shutil.rmtree(store.root)  # our own cache, built for other demo settings: start afresh
-    store.init({"plan": str(plan.resolve()), "plan_sha256": digest,
-                "editor": worker.public(), "checker": "heuristic", "max_attempts": worker.max_retries + 1,
-                "jobs_in_plan": len(jobs)})
+    store.init(worker.run_info(plan, digest, len(jobs)))
     summary = run_jobs(jobs, store, worker, progress=progress)
     records = run_records(store.root, "all")
     path = write_records(records, work)

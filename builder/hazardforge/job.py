@@ -56,6 +56,11 @@ class WorkerSpec:
         """The settings that decide outputs (what run.json records; plan_dir is where, not what)."""
         return {k: v for k, v in asdict(self).items() if k != "plan_dir"}
 
+    def run_info(self, plan: Path, plan_sha256: str, jobs_in_plan: int) -> dict[str, Any]:
+        """What a run directory's run.json records for this worker and plan (RunStore.init compares it)."""
+        return {"plan": str(plan.resolve()), "plan_sha256": plan_sha256, "editor": self.public(),
+                "checker": self.checker, "max_attempts": self.max_retries + 1, "jobs_in_plan": jobs_in_plan}
+
 
 def build_editor(spec: WorkerSpec):
     if spec.editor == "compositor":

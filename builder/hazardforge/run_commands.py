@@ -13,6 +13,7 @@ import click
 from builder.hazardforge.job import CHECKERS, EDITORS, WorkerSpec
 from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
+from eval_kit.textreport import pct
 
 
 def _read_plan(plan: Path, limit: int | None) -> tuple[list[dict[str, Any]], str]:
@@ -81,8 +82,7 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
         checker_revision=checker_revision, checker_device=checker_device, max_retries=max_retries,
     )
     store = RunStore(out)
-    store.init({"plan": str(plan.resolve()), "plan_sha256": digest, "editor": worker.public(), "checker": checker,
-                "max_attempts": max_retries + 1, "jobs_in_plan": len(jobs)})
+    store.init(worker.run_info(plan, digest, len(jobs)))
     summary = run_jobs(jobs, store, worker, engine=engine, progress=not no_progress, ray_address=ray_address,
                        num_workers=workers, gpus_per_worker=gpus_per_worker)
     s = summary.as_dict()
@@ -136,7 +136,7 @@ def status_command(run_dir: Path, as_json: bool) -> None:
     from rich.table import Table
 
     table = Table(title=f"{status['finished']} of {status['jobs_in_plan']} jobs finished: accepted / finished "
-                        f"(acceptance among checked: {_pct(status['acceptance_rate'])})")
+                        f"(acceptance among checked: {_percent(status['acceptance_rate'])})")
     table.add_column("scenario")
     categories = [c for c in spec.CATEGORIES if any(c in cats for cats in status["cells"].values())]
     for category in categories:
@@ -156,10 +156,6 @@ def status_command(run_dir: Path, as_json: bool) -> None:
         click.echo(f"  failed {failure['job_id']}: {failure['reason']}")
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
 @click.command("export")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True,
@@ -173,3 +169,7 @@ def export_command(run_dir: Path, out: Path, scope: str) -> None:
     records = run_records(run_dir, scope)
     path = write_records(records, out)
     click.echo(f"wrote {len(records)} records to {path}")
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{pct(value)}%"

@@ -85,7 +85,6 @@ def score_files(references: Path, predictions: Path, *, config: str | None = Non
     return result
 
 
-
 def render_tables(result: dict[str, Any]) -> str:
     """The paper's tables 4 (core diagnostics) and 5 (traps) for one model, plus prediction distributions."""
     return render(lambda console: _draw(console, result), width=200)

@@ -80,7 +80,6 @@ def score_files(
     return result
 
 
-
 def render_tables(result: dict[str, Any]) -> str:
     """The paper's tables 3, 4 and 5 for one model, plus the confusion matrix, as plain text."""
     return render(lambda console: _draw(console, result), width=200)
