@@ -13,6 +13,7 @@ from PIL import Image
 
 from builder.publish.guards import image_columns, refuse_images_if_annotations_only
 from builder.publish.movsafebench import movsafebench_rows_from_records
+from builder.publish.shard_io import ImageFile
 from builder.publish.shards import published_configs, shard_name, write_config
 from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
@@ -162,10 +163,11 @@ def test_image_path_records_read_bytes_lazily(tmp_path: Path) -> None:
         r["image_path"] = f"img{i}.png"
     rows = list(movsafebench_rows_from_records(recs, base_dir=tmp_path))
     first = [r["id"] for r in recs].index(rows[0]["id"])
-    assert rows[0]["image"]["bytes"] == (tmp_path / f"img{first}.png").read_bytes()
+    assert isinstance(rows[0]["image"], ImageFile)  # read when the shard is written, not before
+    assert rows[0]["image"].read_bytes() == (tmp_path / f"img{first}.png").read_bytes()
     recs[0]["image_path"] = "missing.png"
-    with pytest.raises(BadInput, match="cannot read image"):
-        list(movsafebench_rows_from_records(recs, base_dir=tmp_path))
+    with pytest.raises(BadInput, match="cannot read image"):  # refused before anything is written
+        movsafebench_rows_from_records(recs, base_dir=tmp_path)
 
 
 def test_bd_hazardvlm_image_columns_refused() -> None:
@@ -194,7 +196,8 @@ def test_fast_row_encoder_matches_datasets() -> None:
     with pytest.raises(ValueError):
         encode({**rows[0], "answer": "up"})
     nested = datasets.Features({"id": datasets.Value("string"), "tags": datasets.Sequence(datasets.Value("string"))})
-    assert _row_encoder(nested) == nested.encode_example  # non-flat features go through datasets
+    row = {"id": "a", "tags": ["x", "y"]}
+    assert _row_encoder(nested)(row) == nested.encode_example(row)  # non-flat features go through datasets
 
 
 def test_rows_that_do_not_fit_the_schema_are_bad_input(tmp_path: Path) -> None:

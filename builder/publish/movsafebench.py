@@ -12,19 +12,19 @@ A record is a plain dict; the integrator maps forge run directories onto it. Key
   `source_sha256`, `pipeline_version`.
 
 Records are validated against the spec (label spaces, categories allowed per scenario, ground truths
-allowed per scenario) and sorted by id; image bytes are read lazily, one row at a time.
+allowed per scenario) and sorted by id; image files are checked up front and their bytes read only when
+the shard is written, straight into its Arrow buffer (`shard_io.ImageFile`).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from builder.publish.publishers import Publisher, SourceDataset
+from builder.publish.shard_io import ImageFile
 from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
 
@@ -33,7 +33,6 @@ PROVENANCE_FIELDS: tuple[str, ...] = (
     "pipeline_version",
 )
 RECORDS_FILENAME = "records.jsonl"
-PREFETCH = 8  # images read ahead of the writer
 
 
 def _where(index: int, record: dict[str, Any], origin: str | None) -> str:
@@ -98,19 +97,17 @@ def validate_record(record: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
-def _read_image(row: dict[str, Any], base_dir: Path | None, where: str) -> bytes:
+def _image_value(row: dict[str, Any], base_dir: Path | None, where: str) -> dict[str, Any] | ImageFile:
+    """Given bytes as an Image struct; a path as an `ImageFile`, stat'ed now and read when the shard is written."""
     data = row["_image"]
     if data is not None:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise BadInput(f"{where}: image must be bytes", field="image")
-        return bytes(data)
+        return {"bytes": bytes(data), "path": None}
     path = Path(row["_image_path"])
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"{where}: cannot read image ({exc.strerror})", path=path, field="image_path") from None
+    return ImageFile.at(path, where)
 
 
 def movsafebench_rows_from_records(
@@ -119,7 +116,7 @@ def movsafebench_rows_from_records(
     base_dir: str | Path | None = None,
     origins: Iterable[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Validated MovSafeBench rows sorted by id, image bytes read lazily and stored as given.
+    """Validated MovSafeBench rows sorted by id, image bytes stored as given (files read at write time).
 
     `origins` optionally names where each record came from ("records.jsonl line 7") for error messages.
     Duplicate ids are bad input. Validation of all records happens before the first row is yielded.
@@ -136,24 +133,12 @@ def movsafebench_rows_from_records(
         if a["id"] == b["id"]:
             raise BadInput(f"{where_a}: duplicate id {a['id']!r}", field="id", fix="ids must be unique")
 
-    def generate() -> Iterator[dict[str, Any]]:
-        # read the next few images in a background thread while the writer encodes and writes this one
-        # (file reads release the GIL); the window bounds memory to PREFETCH images
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending: deque = deque()
-            items = iter(checked)
-            for where, row in itertools.islice(items, PREFETCH):
-                pending.append((row, pool.submit(_read_image, row, base, where)))
-            while pending:
-                row, future = pending.popleft()
-                nxt = next(items, None)
-                if nxt is not None:
-                    pending.append((nxt[1], pool.submit(_read_image, nxt[1], base, nxt[0])))
-                out = {k: v for k, v in row.items() if not k.startswith("_")}
-                out["image"] = {"bytes": future.result(), "path": None}
-                yield out
-
-    return generate()
+    rows = []
+    for where, row in checked:  # every image file is checked before the first row goes out
+        out = {k: v for k, v in row.items() if not k.startswith("_")}
+        out["image"] = _image_value(row, base, where)
+        rows.append(out)
+    return iter(rows)
 
 
 def rows_from_input(path: Path) -> Iterator[dict[str, Any]]:

@@ -14,15 +14,18 @@ temporary sibling folder and swapped in at the end, so readers never see half a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builder.publish.shard_io import FollowingHash, ImageFile, image_struct_array
 from eval_kit.errors import BadInput
 
 DEFAULT_MAX_SHARD_BYTES = 500 * 1024 * 1024
@@ -58,6 +61,8 @@ def _row_bytes(encoded: dict[str, Any]) -> int:
     for value in encoded.values():
         if isinstance(value, (bytes, str)):
             total += len(value)
+        elif isinstance(value, ImageFile):
+            total += value.size
         elif isinstance(value, dict):
             total += _row_bytes(value)
         else:
@@ -89,7 +94,12 @@ def _row_encoder(features) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
     simple = all(isinstance(f, (datasets.Value, datasets.ClassLabel, datasets.Image)) for f in features.values())
     if not simple:
-        return features.encode_example
+        def generic(row: dict[str, Any]) -> dict[str, Any]:
+            row = {k: ({"bytes": v.read_bytes(), "path": None} if isinstance(v, ImageFile) else v)
+                   for k, v in row.items()}
+            return features.encode_example(row)
+
+        return generic
     labels = {name: f for name, f in features.items() if isinstance(f, datasets.ClassLabel)}
     images = {name for name, f in features.items() if isinstance(f, datasets.Image)}
 
@@ -104,6 +114,9 @@ def _row_encoder(features) -> Callable[[dict[str, Any]], dict[str, Any]]:
                     elif not (isinstance(value, int) and 0 <= value < labels[name].num_classes):
                         raise ValueError(f"{value!r} is not a label of {name!r}")
                 elif name in images:
+                    if isinstance(value, ImageFile):  # read straight into the shard at write time
+                        out[name] = value
+                        continue
                     if not isinstance(value, dict) or not isinstance(value.get("bytes"), (bytes, type(None))):
                         return features.encode_example(row)  # paths, PIL images, arrays: let datasets encode
                     value = {"bytes": value.get("bytes"), "path": value.get("path")}
@@ -142,61 +155,133 @@ def _writer_options(schema) -> dict[str, Any]:
 
 
 class _ShardSink:
-    """Writes encoded rows into consecutive Parquet files, starting a new one past the size bound."""
+    """Writes encoded rows into consecutive Parquet files, starting a new one past the size bound.
+
+    Row groups are pipelined: while one is written (pyarrow, GIL released), the next one's table is
+    built and its image files read in a background thread, and each shard's sha256 follows its file in
+    another (`shard_io.FollowingHash`).
+    """
 
     def __init__(self, folder: Path, schema, max_bytes: int) -> None:
+        import pyarrow as pa
+
         self.folder = folder
         self.schema = schema
         self.max_bytes = max_bytes
         self.files: list[tuple[Path, int, str]] = []  # (temporary path, rows, sha256)
+        self._image_fields = [f.name for f in schema if pa.types.is_struct(f.type)
+                              and {c.name for c in f.type} == {"bytes", "path"}]
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shard-rows")
+        self._pending: Future | None = None  # the previous row group's table, being built
         self._writer = None
+        self._file = None
+        self._hash: FollowingHash | None = None
         self._bytes = 0
         self._rows = 0
         self._batch: list[dict[str, Any]] = []
+        self._batch_first = 0
 
-    def add(self, encoded: dict[str, Any]) -> None:
+    def add(self, encoded: dict[str, Any], number: int) -> None:
         size = _row_bytes(encoded)
-        if self._writer is not None and self._rows + len(self._batch) > 0 and self._bytes + size > self.max_bytes:
+        if self._writer is not None and self._bytes + size > self.max_bytes:
             self._close()
         if self._writer is None:
             self._open()
+        if not self._batch:
+            self._batch_first = number
         self._batch.append(encoded)
         self._bytes += size
         if len(self._batch) >= ROW_GROUP_ROWS:
-            self._flush()
+            self._submit()
 
     def _open(self) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         path = self.folder / f"part-{len(self.files):05d}.parquet"
-        self._writer = pq.ParquetWriter(path, self.schema, use_dictionary=False, **_writer_options(self.schema))
+        self._file = pa.OSFile(str(path), "wb")
+        self._writer = pq.ParquetWriter(self._file, self.schema, use_dictionary=False,
+                                        **_writer_options(self.schema))
+        self._hash = FollowingHash(path)
         self.files.append((path, 0, ""))
         self._bytes = 0
         self._rows = 0
 
-    def _flush(self) -> None:
-        import pyarrow as pa
-
+    def _submit(self) -> None:
+        """Start building this batch's table; write the previous batch's meanwhile."""
         if not self._batch:
             return
-        table = pa.Table.from_pylist(self._batch, schema=self.schema)
-        self._writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
-        self._rows += len(self._batch)
+        batch, first = self._batch, self._batch_first
         self._batch = []
+        future = self._pool.submit(self._table, batch, first)
+        self._write_pending()
+        self._pending = future
+
+    def _write_pending(self) -> None:
+        if self._pending is None:
+            return
+        table = self._pending.result()
+        self._pending = None
+        self._writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        self._rows += table.num_rows
+        self._hash.advance(self._file.tell())
+
+    def _table(self, batch: list[dict[str, Any]], first: int):
+        """One row group as an Arrow table; image files are read straight into the image column."""
+        import pyarrow as pa
+
+        last = first + len(batch) - 1
+        try:
+            direct = {}
+            for name in self._image_fields:
+                values = [row[name] for row in batch]
+                if any(isinstance(v, ImageFile) for v in values):
+                    if all(v is None or isinstance(v, ImageFile) for v in values):
+                        direct[name] = values
+                        for row in batch:
+                            row[name] = None
+                    else:
+                        for row in batch:
+                            if isinstance(row[name], ImageFile):
+                                row[name] = {"bytes": row[name].read_bytes(), "path": None}
+            table = pa.Table.from_pylist(batch, schema=self.schema)
+            for name, files in direct.items():
+                index = self.schema.get_field_index(name)
+                table = table.set_column(index, self.schema.field(index),
+                                         image_struct_array(files, self.schema.field(index).type))
+            return table
+        except (ValueError, TypeError) as exc:  # pyarrow's ArrowInvalid / ArrowTypeError
+            raise BadInput(f"a row among rows {first}..{last} does not fit the Parquet schema: {exc}",
+                           fix="check the column types against the benchmark's features") from None
 
     def _close(self) -> None:
-        self._flush()
+        self._submit()
+        self._write_pending()
         self._writer.close()
+        self._file.close()
         path, _, _ = self.files[-1]
-        # hashing the just-written file reads it back from the page cache: measured faster than hashing
-        # through a Python file object that pyarrow writes into
-        self.files[-1] = (path, self._rows, sha256_file(path))
-        self._writer = None
+        self.files[-1] = (path, self._rows, self._hash.finish(path.stat().st_size))
+        self._writer = self._file = self._hash = None
 
     def finish(self) -> list[tuple[Path, int, str]]:
         if self._writer is not None:
             self._close()
+        self._pool.shutdown()
         return self.files
+
+    def abort(self) -> None:
+        """Stop the helper threads and close files after an error (the caller removes the folder)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            with contextlib.suppress(BaseException):  # the error being handled is the caller's
+                self._pending.result()
+        self._pool.shutdown(wait=True)
+        if self._hash is not None:
+            self._hash.abandon()
+        for handle in (self._writer, self._file):
+            if handle is not None:
+                with contextlib.suppress(Exception):  # already failing; closing is best effort
+                    handle.close()
 
 
 def write_config(
@@ -221,15 +306,14 @@ def write_config(
     data_dir.mkdir(parents=True, exist_ok=True)
     schema = features.arrow_schema
     work = Path(tempfile.mkdtemp(dir=data_dir, prefix=f".{config}.tmp-"))
+    sink = _ShardSink(work, schema, max_shard_bytes)
     try:
-        sink = _ShardSink(work, schema, max_shard_bytes)
         iterator: Iterable[dict[str, Any]] = _checked_order(rows)
         if progress:
             from tqdm.auto import tqdm
 
             iterator = tqdm(iterator, desc=f"publish {config}", unit="row")
         encode = _row_encoder(features)
-        number = 0
         for number, row in enumerate(iterator, start=1):
             missing = [name for name in features if name not in row]
             if missing:
@@ -239,14 +323,8 @@ def write_config(
                 encoded = encode(row)
             except (ValueError, TypeError, KeyError) as exc:
                 raise BadInput(f"row {number} (id {row.get('id')!r}) does not fit the features: {exc}") from None
-            try:
-                sink.add(encoded)
-            except (ValueError, TypeError) as exc:  # pyarrow's ArrowInvalid / ArrowTypeError, at batch level
-                raise _schema_error(number, exc) from None
-        try:
-            parts = sink.finish()
-        except (ValueError, TypeError) as exc:
-            raise _schema_error(number, exc) from None
+            sink.add(encoded, number)
+        parts = sink.finish()
         if not parts:
             raise BadInput(f"no rows to publish for config {config!r}", fix="check the input")
         shards: list[ShardInfo] = []
@@ -256,15 +334,12 @@ def write_config(
             shards.append(ShardInfo(f"data/{config}/{final.name}", count, final.stat().st_size, digest))
         _swap_in(work, data_dir / config)
         return shards
+    except BaseException:
+        sink.abort()
+        raise
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
-
-
-def _schema_error(number: int, exc: Exception) -> BadInput:
-    first = max(1, number - ROW_GROUP_ROWS + 1)
-    return BadInput(f"a row among rows {first}..{number} does not fit the Parquet schema: {exc}",
-                    fix="check the column types against the benchmark's features")
 
 
 def _swap_in(new: Path, target: Path) -> None:
