@@ -9,6 +9,7 @@ when it finds a problem.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,20 +127,31 @@ def _table(publisher: Publisher, s: ConfigStats) -> dict[str, Any] | None:
             "col_totals": col_totals, "total": sum(col_totals)}
 
 
-def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str, repo_id: str | None,
-                history: list[dict[str, str]], build_info: dict[str, Any] | None, repo_dir: Path) -> str:
-    """The Markdown body from the package template, the measured statistics and the release history."""
+@functools.lru_cache(maxsize=1)
+def _environment():
+    """One jinja2 environment per process: it caches compiled templates (compiling the card template
+    costs more than rendering it)."""
     try:
         import jinja2
     except ImportError:  # pragma: no cover - jinja2 comes with the `publish` extra
         from eval_kit.errors import BadInput
 
         raise BadInput("jinja2 is not installed", fix='pip install -e ".[publish]"') from None
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("builder.publish", "templates"),
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
     )
-    template = env.get_template(publisher.template)
+
+
+def card_template(publisher: Publisher):
+    """The publisher's card template, compiled (jinja2 reloads it when the file changes)."""
+    return _environment().get_template(publisher.template)
+
+
+def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str, repo_id: str | None,
+                history: list[dict[str, str]], build_info: dict[str, Any] | None, repo_dir: Path) -> str:
+    """The Markdown body from the package template, the measured statistics and the release history."""
+    compiled = card_template(publisher)
     configs = []
     for s in stats:
         fig = figure_path(s.config)
@@ -157,7 +169,7 @@ def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str,
     }
     features = publisher.features()
     fields = [(name, _feature_kind(feat)) for name, feat in features.items()]
-    return template.render(p=publisher, configs=configs, version=version, repo_id=repo_id, history=history,
+    return compiled.render(p=publisher, configs=configs, version=version, repo_id=repo_id, history=history,
                            build=build, fields=fields)
 
 

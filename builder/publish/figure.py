@@ -1,58 +1,102 @@
-"""A PNG grid of sample images per scenario (or any grouping column) for the dataset card."""
+"""A PNG grid of sample images per scenario (or any grouping column) for the dataset card.
+
+The samples are the first rows of each group in id order, taken from the rows as they stream into the
+shard writer (`SampleTap`), and their thumbnails are decoded in a side thread while the shards are
+written, instead of reading the image column back afterwards. Drawing returns PNG bytes; the caller
+writes them only once the shards are in place, so a failed publish leaves the old figure.
+"""
 
 from __future__ import annotations
 
 import io
-from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from eval_kit.jsonl import atomic_write_bytes
+from builder.publish.shard_io import ImageFile
 
 THUMB = (192, 108)
+PER_GROUP = 4
 
 
-def _decode(names: list[str] | None, value) -> str:
+def _text(value: Any, names: tuple[str, ...]) -> str:
     if value is None:
         return "(none)"
-    if names and isinstance(value, int) and 0 <= value < len(names):
+    if names and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
         return names[value]
     return str(value)
 
 
-def sample_grid(shards: list[Path], out_path: str | Path, *, group_column: str = "scenario",
-                label_column: str | None = "category", per_group: int = 4, order: tuple[str, ...] = ()) -> Path:
-    """Write a grid: one row per group value (in `order`, then the rest), the first `per_group` images each.
+class SampleTap:
+    """Passes rows through unchanged, keeping the first `per_group` images of each group.
 
-    Images are taken in the shards' (id) order, so the figure is reproducible for the same data.
+    Each picked image is handed to `submit(thumbnail, value)` as soon as it is seen, so with a thread
+    pool the thumbnails are decoded while the shards are written; `grid()` then only pastes and encodes.
     """
-    import pyarrow.parquet as pq
+
+    def __init__(self, *, group_column: str = "scenario", label_column: str | None = "category",
+                 image_column: str = "image", per_group: int = PER_GROUP, order: tuple[str, ...] = (),
+                 label_names: tuple[str, ...] = (), submit: Callable[..., Any] | None = None) -> None:
+        self.group_column = group_column
+        self.label_column = label_column
+        self.image_column = image_column
+        self.per_group = per_group
+        self.order = order
+        self.label_names = label_names
+        self.picked: dict[str, list[tuple[Any, str]]] = {}  # group -> [(thumbnail or its future, label)]
+        self._submit = submit
+
+    def __call__(self, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for row in rows:
+            image = row.get(self.image_column)
+            if image is not None:
+                group = _text(row.get(self.group_column), self.order)
+                taken = self.picked.setdefault(group, [])
+                if len(taken) < self.per_group:
+                    label = row.get(self.label_column) if self.label_column else None
+                    thumb = self._submit(thumbnail, image) if self._submit else thumbnail(image)
+                    taken.append((thumb, "" if label is None else _text(label, self.label_names)))
+            yield row
+
+    def grid(self) -> bytes:
+        """The PNG of the samples seen (waits for thumbnails still being decoded)."""
+        picked = {g: [(t.result() if hasattr(t, "result") else t, label) for t, label in items]
+                  for g, items in self.picked.items()}
+        return render_grid(picked, order=self.order, per_group=self.per_group)
+
+
+def _image_bytes(value: Any) -> bytes | None:
+    if isinstance(value, ImageFile):
+        return value.read_bytes()
+    if isinstance(value, dict):
+        return value.get("bytes")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    return None
+
+
+def thumbnail(value: Any):
+    """A PIL thumbnail (at most THUMB) of an image value: `ImageFile`, Image struct dict or bytes; None if empty."""
+    from PIL import Image
+
+    data = _image_bytes(value)
+    if not data:
+        return None
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            img.draft("RGB", THUMB)  # JPEG: decode at a reduced scale, much faster for big frames
+            thumb = img.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None  # an undecodable sample leaves its slot empty; the bytes are published as given
+    thumb.thumbnail(THUMB)
+    return thumb
+
+
+def render_grid(picked: dict[str, list[tuple[Any, str]]], *, order: tuple[str, ...] = (),
+                per_group: int = PER_GROUP) -> bytes:
+    """PNG bytes: one row per group (in `order`, then the rest sorted), its thumbnails left to right."""
     from PIL import Image, ImageDraw
 
-    from builder.publish.stats import _class_label_names
-
-    picked: dict[str, list[tuple[bytes, str]]] = {}
-    for file in shards:
-        pf = pq.ParquetFile(file)
-        names = _class_label_names(pf.schema_arrow)
-        has_label = label_column is not None and label_column in pf.schema_arrow.names
-        # choose rows from the small columns first, then read image bytes only from the row groups needed
-        for group_index in range(pf.metadata.num_row_groups):
-            meta_cols = [group_column] + ([label_column] if has_label else [])
-            small = pf.read_row_group(group_index, columns=meta_cols).to_pydict()
-            wanted: list[tuple[int, str, str]] = []
-            for i, value in enumerate(small[group_column]):
-                group = _decode(names.get(group_column), value)
-                taken = len(picked.get(group, [])) + sum(1 for _, g, _ in wanted if g == group)
-                if taken < per_group:
-                    value = small[label_column][i] if has_label else None
-                    label = "" if value is None else _decode(names.get(label_column), value)
-                    wanted.append((i, group, label))
-            if wanted:
-                images = pf.read_row_group(group_index, columns=["image"]).column("image")
-                for i, group, label in wanted:
-                    image = images[i].as_py()
-                    if image and image.get("bytes"):
-                        picked.setdefault(group, []).append((image["bytes"], label))
-    groups = [g for g in order if g in picked] + sorted(g for g in picked if g not in order)
+    groups = [g for g in order if picked.get(g)] + sorted(g for g in picked if g not in order and picked[g])
     margin, header = 110, 18
     width = margin + per_group * (THUMB[0] + 4)
     height = max(1, len(groups)) * (THUMB[1] + header + 4)
@@ -61,15 +105,13 @@ def sample_grid(shards: list[Path], out_path: str | Path, *, group_column: str =
     for row, group in enumerate(groups):
         y = row * (THUMB[1] + header + 4)
         draw.text((6, y + THUMB[1] // 2), group, fill=(0, 0, 0))
-        for col, (data, label) in enumerate(picked[group]):
+        for col, (thumb, label) in enumerate(picked[group][:per_group]):
+            if thumb is None:
+                continue
             x = margin + col * (THUMB[0] + 4)
-            with Image.open(io.BytesIO(data)) as img:
-                img.draft("RGB", THUMB)  # JPEG: decode at a reduced scale, much faster for big frames
-                thumb = img.convert("RGB")
-                thumb.thumbnail(THUMB)
             canvas.paste(thumb, (x, y + header))
             draw.text((x, y + 3), label, fill=(60, 60, 60))
     buffer = io.BytesIO()
-    canvas.save(buffer, format="PNG")
-    atomic_write_bytes(out_path, buffer.getvalue())
-    return Path(out_path)
+    # a card figure: fast zlib level; the thumbnails are photos and hardly compress further anyway
+    canvas.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()

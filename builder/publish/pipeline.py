@@ -1,4 +1,5 @@
-"""One publish: rows -> shards -> figure -> card -> Croissant -> release notes -> manifest -> checks -> plan.
+"""One publish: rows -> shards (and the figure, drawn alongside) -> card -> Croissant -> release notes ->
+manifest -> checks -> plan.
 
 The dataset folder is always rebuilt locally (that is how a dry run shows exactly what would be
 uploaded); only `push=True` touches the Hub, and only when every check passed.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from builder.publish.shards import (
 )
 from builder.publish.stats import measure_config
 from eval_kit.errors import BadInput
-from eval_kit.jsonl import atomic_write_json, atomic_write_text
+from eval_kit.jsonl import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 
 @dataclass
@@ -143,15 +145,24 @@ def publish(
     if publisher.attachments is not None:
         source = Path(input_path) if input_path is not None else publisher.demo_input
         attachments = publisher.attachments(config, source)  # validated before any shard is written
-    shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
-    for rel, src in attachments.items():
-        atomic_write_text(repo_dir / rel, Path(src).read_text(encoding="utf-8"))
 
-    if image_columns(features) and "scenario" in features:
-        from builder.publish.figure import sample_grid
+    # the card template compiles and the figure's thumbnails are decoded in a side thread while the shards
+    # are written (pyarrow, file reads, hashing and image decoding release the GIL); the figure lands on
+    # disk only after the shards, so a failed publish leaves the old one.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish-side") as side:
+        side.submit(card_mod.card_template, publisher)
+        tap = None
+        if image_columns(features) and "scenario" in features:
+            from builder.publish.figure import SampleTap
 
-        order = tuple(getattr(features["scenario"], "names", ()))
-        sample_grid(config_shards(repo_dir, config), repo_dir / card_mod.figure_path(config), order=order)
+            tap = SampleTap(order=tuple(getattr(features["scenario"], "names", ())),
+                            label_names=tuple(getattr(features.get("category"), "names", ())), submit=side.submit)
+            rows = tap(rows)
+        shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
+        for rel, src in attachments.items():
+            atomic_write_text(repo_dir / rel, Path(src).read_text(encoding="utf-8"))
+        if tap is not None:
+            atomic_write_bytes(repo_dir / card_mod.figure_path(config), tap.grid())
 
     stats = [measure_config(repo_dir, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
              for c in published_configs(repo_dir, publisher.local_configs)]

@@ -31,6 +31,10 @@ from eval_kit.errors import BadInput
 DEFAULT_MAX_SHARD_BYTES = 500 * 1024 * 1024
 # datasets itself writes image datasets in row groups of 100 rows: small enough to stream, few enough to index.
 ROW_GROUP_ROWS = 100
+# ...and we also end a row group at this many bytes: 100 full-size frames can be 300 MB, which a streaming
+# reader must fetch before its first row, and the writer holds two row groups in memory. Smaller groups
+# also pipeline better (the last one's write and hash are the part that cannot overlap anything).
+ROW_GROUP_BYTES = int(os.environ.get("HAZARDKIT_ROW_GROUP_BYTES", 32 * 1024 * 1024))
 SPLIT = "test"
 
 
@@ -179,6 +183,7 @@ class _ShardSink:
         self._bytes = 0
         self._rows = 0
         self._batch: list[dict[str, Any]] = []
+        self._batch_bytes = 0
         self._batch_first = 0
 
     def add(self, encoded: dict[str, Any], number: int) -> None:
@@ -191,7 +196,8 @@ class _ShardSink:
             self._batch_first = number
         self._batch.append(encoded)
         self._bytes += size
-        if len(self._batch) >= ROW_GROUP_ROWS:
+        self._batch_bytes += size
+        if len(self._batch) >= ROW_GROUP_ROWS or self._batch_bytes >= ROW_GROUP_BYTES:
             self._submit()
 
     def _open(self) -> None:
@@ -213,6 +219,7 @@ class _ShardSink:
             return
         batch, first = self._batch, self._batch_first
         self._batch = []
+        self._batch_bytes = 0
         future = self._pool.submit(self._table, batch, first)
         self._write_pending()
         self._pending = future
@@ -222,7 +229,7 @@ class _ShardSink:
             return
         table = self._pending.result()
         self._pending = None
-        self._writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        self._writer.write_table(table, row_group_size=table.num_rows)  # one row group per batch
         self._rows += table.num_rows
         self._hash.advance(self._file.tell())
 
