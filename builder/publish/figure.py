@@ -44,6 +44,7 @@ class SampleTap:
         self.label_names = label_names
         self.picked: dict[str, list[tuple[Any, str]]] = {}  # group -> [(thumbnail or its future, label)]
         self._submit = submit
+        self._png = None  # the grid's future, submitted when the rows end
 
     def __call__(self, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         for row in rows:
@@ -56,12 +57,17 @@ class SampleTap:
                     thumb = self._submit(thumbnail, image) if self._submit else thumbnail(image)
                     taken.append((thumb, "" if label is None else _text(label, self.label_names)))
             yield row
+        if self._submit:  # drawn while the writer finishes the last shard (its hash is the long part)
+            self._png = self._submit(self._draw)
 
-    def grid(self) -> bytes:
-        """The PNG of the samples seen (waits for thumbnails still being decoded)."""
+    def _draw(self) -> bytes:
         picked = {g: [(t.result() if hasattr(t, "result") else t, label) for t, label in items]
                   for g, items in self.picked.items()}
         return render_grid(picked, order=self.order, per_group=self.per_group)
+
+    def grid(self) -> bytes:
+        """The PNG of the samples seen (waits for the drawing when it was handed to `submit`)."""
+        return self._png.result() if self._png is not None else self._draw()
 
 
 def _image_bytes(value: Any) -> bytes | None:

@@ -3,6 +3,11 @@ manifest -> checks -> plan.
 
 The dataset folder is always rebuilt locally (that is how a dry run shows exactly what would be
 uploaded); only `push=True` touches the Hub, and only when every check passed.
+
+Every file of the folder is replaced atomically (written aside, then renamed) but not fsynced: the folder
+is a rebuildable output, and on ext4 one fsync makes the publish wait until the disk has the shards
+(measured: 0.36 s more for 520 MB). A power cut can leave a torn file; the release manifest's sha256s
+catch it, and a push refuses until the folder is published again.
 """
 
 from __future__ import annotations
@@ -160,9 +165,9 @@ def publish(
             rows = tap(rows)
         shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
         for rel, src in attachments.items():
-            atomic_write_text(repo_dir / rel, Path(src).read_text(encoding="utf-8"))
+            atomic_write_text(repo_dir / rel, Path(src).read_text(encoding="utf-8"), durable=False)
         if tap is not None:
-            atomic_write_bytes(repo_dir / card_mod.figure_path(config), tap.grid())
+            atomic_write_bytes(repo_dir / card_mod.figure_path(config), tap.grid(), durable=False)
 
     stats = [measure_config(repo_dir, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
              for c in published_configs(repo_dir, publisher.local_configs)]
@@ -171,7 +176,7 @@ def publish(
     history = release.updated_history(previous.get("history", []), version, date, notes)
     text, header = card_mod.render_card(publisher, stats, version=version, repo_id=repo_id, history=history,
                                         build_info=build_info, repo_dir=repo_dir)
-    atomic_write_text(repo_dir / card_mod.CARD_FILENAME, text)
+    atomic_write_text(repo_dir / card_mod.CARD_FILENAME, text, durable=False)
 
     hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
     for c in published_configs(repo_dir, publisher.local_configs):
@@ -180,7 +185,7 @@ def publish(
             if rel not in hashes:
                 hashes[rel] = sha256_file(f)
     doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
-    atomic_write_json(repo_dir / CROISSANT_FILENAME, doc)
+    atomic_write_json(repo_dir / CROISSANT_FILENAME, doc, durable=False)
     release.write_notes(repo_dir, publisher.pretty_name, history)
     config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
     release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,

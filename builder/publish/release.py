@@ -111,12 +111,12 @@ def write_manifest(repo_dir: str | Path, *, benchmark: str, version: str, date: 
         files[rel] = {"sha256": known.get(rel) or sha256_file(path), "size": path.stat().st_size}
     manifest = {"benchmark": benchmark, "version": version, "tag": tag_of(version), "date": date,
                 "repo_id": repo_id, "configs": configs or {}, "files": files, "history": history}
-    atomic_write_json(repo_dir / MANIFEST_FILENAME, manifest)
+    atomic_write_json(repo_dir / MANIFEST_FILENAME, manifest, durable=False)  # see pipeline.py
     return manifest
 
 
 def write_notes(repo_dir: str | Path, pretty_name: str, history: list[dict[str, str]]) -> None:
-    atomic_write_text(Path(repo_dir) / NOTES_FILENAME, release_notes(pretty_name, history))
+    atomic_write_text(Path(repo_dir) / NOTES_FILENAME, release_notes(pretty_name, history), durable=False)
 
 
 def verify_manifest(repo_dir: str | Path, exclude: Iterable[str] = ()) -> list[str]:

@@ -34,7 +34,7 @@ ROW_GROUP_ROWS = 100
 # ...and we also end a row group at this many bytes: 100 full-size frames can be 300 MB, which a streaming
 # reader must fetch before its first row, and the writer holds two row groups in memory. Smaller groups
 # also pipeline better (the last one's write and hash are the part that cannot overlap anything).
-ROW_GROUP_BYTES = int(os.environ.get("HAZARDKIT_ROW_GROUP_BYTES", 32 * 1024 * 1024))
+ROW_GROUP_BYTES = 32 * 1024 * 1024
 SPLIT = "test"
 
 
