@@ -13,17 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from builder.publish.shard_io import ImageFile
+from builder.publish.stats import label_text
 
 THUMB = (192, 108)
 PER_GROUP = 4
-
-
-def _text(value: Any, names: tuple[str, ...]) -> str:
-    if value is None:
-        return "(none)"
-    if names and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return names[value]
-    return str(value)
 
 
 class SampleTap:
@@ -50,12 +43,12 @@ class SampleTap:
         for row in rows:
             image = row.get(self.image_column)
             if image is not None:
-                group = _text(row.get(self.group_column), self.order)
+                group = label_text(row.get(self.group_column), self.order)
                 taken = self.picked.setdefault(group, [])
                 if len(taken) < self.per_group:
                     label = row.get(self.label_column) if self.label_column else None
                     thumb = self._submit(thumbnail, image) if self._submit else thumbnail(image)
-                    taken.append((thumb, "" if label is None else _text(label, self.label_names)))
+                    taken.append((thumb, "" if label is None else label_text(label, self.label_names)))
             yield row
         if self._submit:  # drawn while the writer finishes the last shard (its hash is the long part)
             self._png = self._submit(self._draw)

@@ -50,6 +50,10 @@ class ImageFile:
             raise BadInput(f"{where + ': ' if where else ''}not a regular file", path=path, field=field)
         return cls(path, info.st_size, where)
 
+    def as_struct(self) -> dict[str, Any]:
+        """datasets' Image struct with the file's bytes (for paths that need the bytes in hand)."""
+        return {"bytes": self.read_bytes(), "path": None}
+
     def read_bytes(self) -> bytes:
         """The whole file (for consumers that want bytes, and for the generic write path)."""
         buffer = bytearray(self.size)
@@ -80,6 +84,7 @@ def image_struct_array(files: list[ImageFile | None], struct_type) -> Any:
     directly into one Arrow buffer (no Python `bytes` per image, no copy into the table). `None` is a null."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     sizes = np.fromiter((0 if f is None else f.size for f in files), dtype=np.int64, count=len(files))
     offsets = np.zeros(len(files) + 1, dtype=np.int64)
@@ -94,15 +99,14 @@ def image_struct_array(files: list[ImageFile | None], struct_type) -> Any:
         if file is not None:
             file.read_into(view[start:end])
     view.release()
-    nulls = None
-    if any(f is None for f in files):
-        nulls = pa.array([f is not None for f in files], type=pa.bool_()).buffers()[1]
+    valid = pa.array([f is not None for f in files], type=pa.bool_()) if None in files else None
+    nulls = None if valid is None else valid.buffers()[1]
     bytes_field = struct_type.field("bytes")
     path_field = struct_type.field("path")
     bytes_array = pa.Array.from_buffers(bytes_field.type, len(files),
                                         [nulls, pa.py_buffer(offsets.astype(np.int32)), data])
     paths = pa.nulls(len(files), type=path_field.type)
-    mask = None if nulls is None else pa.array([f is None for f in files], type=pa.bool_())
+    mask = None if valid is None else pc.invert(valid)
     return pa.StructArray.from_arrays([bytes_array, paths], fields=[bytes_field, path_field], mask=mask)
 
 

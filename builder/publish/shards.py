@@ -99,8 +99,7 @@ def _row_encoder(features) -> Callable[[dict[str, Any]], dict[str, Any]]:
     simple = all(isinstance(f, (datasets.Value, datasets.ClassLabel, datasets.Image)) for f in features.values())
     if not simple:
         def generic(row: dict[str, Any]) -> dict[str, Any]:
-            row = {k: ({"bytes": v.read_bytes(), "path": None} if isinstance(v, ImageFile) else v)
-                   for k, v in row.items()}
+            row = {k: (v.as_struct() if isinstance(v, ImageFile) else v) for k, v in row.items()}
             return features.encode_example(row)
 
         return generic
@@ -250,7 +249,7 @@ class _ShardSink:
                     else:
                         for row in batch:
                             if isinstance(row[name], ImageFile):
-                                row[name] = {"bytes": row[name].read_bytes(), "path": None}
+                                row[name] = row[name].as_struct()
             table = pa.Table.from_pylist(batch, schema=self.schema)
             for name, files in direct.items():
                 index = self.schema.get_field_index(name)

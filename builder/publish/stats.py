@@ -40,10 +40,11 @@ def _class_label_names(schema) -> dict[str, list[str]]:
     return {k: v["names"] for k, v in feats.items() if isinstance(v, dict) and v.get("_type") == "ClassLabel"}
 
 
-def _label(value: Any, names: list[str] | None) -> str:
+def label_text(value: Any, names: list[str] | tuple[str, ...] | None) -> str:
+    """A column value as the card shows it: a ClassLabel index as its name, None as "(none)"."""
     if value is None:
         return "(none)"
-    if names is not None and isinstance(value, int) and 0 <= value < len(names):
+    if names and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
         return names[value]
     return str(value)
 
@@ -70,7 +71,7 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
         if "id" in table.column_names:
             for value in table.column("id").to_pylist():
                 ids_digest.update(f"{value}\n".encode())
-        data = {c: [_label(v, names.get(c)) for v in table.column(c).to_pylist()] for c in present}
+        data = {c: [label_text(v, names.get(c)) for v in table.column(c).to_pylist()] for c in present}
         for c in count_columns:
             if c in data:
                 counts[c].update(data[c])
