@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from builder.hazardforge.editors import CompositingEditor, IntrusionGeometry, pad_canvas
-from builder.hazardforge.editors.sprites import procedural_sprite
-from builder.hazardforge.quality import HeuristicChecker
-from builder.sources.common import SourceRecord, sha256_file
-from builder.sources.manifest import open_source_image
-from eval_kit.benchmarks.movsafebench import CATEGORIES
+from builder.movsafebench.hazardforge.editors import CompositingEditor, IntrusionGeometry, pad_canvas
+from builder.movsafebench.hazardforge.editors.sprites import procedural_sprite
+from builder.movsafebench.hazardforge.quality import HeuristicChecker
+from builder.movsafebench.sources.common import SourceRecord, sha256_file
+from builder.movsafebench.sources.manifest import open_source_image
+from eval_kit.movsafebench.spec import CATEGORIES
 
 W, H = 1600, 900
 

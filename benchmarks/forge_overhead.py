@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder.hazardforge.job import WorkerSpec  # noqa: E402
-from builder.hazardforge.quality.base import Verdict  # noqa: E402
-from builder.hazardforge.runstore import RunStore  # noqa: E402
+from builder.movsafebench.hazardforge.job import WorkerSpec  # noqa: E402
+from builder.movsafebench.hazardforge.quality.base import Verdict  # noqa: E402
+from builder.movsafebench.hazardforge.runstore import RunStore  # noqa: E402
 
 
 class NullEditor:
@@ -43,7 +43,7 @@ class AcceptAll:
 
 def run_all(worker, store: RunStore, jobs: list[dict]) -> float:
     """Run every job through the run engine (local, default writer threads); returns the wall seconds."""
-    from builder.hazardforge.run import run_jobs
+    from builder.movsafebench.hazardforge.run import run_jobs
 
     store.init({"plan_sha256": "bench"})
     start = time.perf_counter()
@@ -60,7 +60,7 @@ def main() -> None:
     from PIL import Image
 
     from builder.cli import cli
-    from builder.hazardforge.job import encode_png as _png
+    from builder.movsafebench.hazardforge.job import encode_png as _png
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

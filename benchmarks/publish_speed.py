@@ -40,7 +40,7 @@ def make_images(folder: Path, n: int, width: int, height: int, seed: int = 0) ->
     """Write n noise JPEGs and return MovSafeBench records pointing at them."""
     from PIL import Image
 
-    from eval_kit.benchmarks import movsafebench as spec
+    from eval_kit.movsafebench import spec
 
     rng = np.random.default_rng(seed)
     records = []
@@ -112,10 +112,10 @@ def main() -> None:
     try:
         import datasets
 
-        from builder.publish.movsafebench import movsafebench_rows_from_records
+        from builder.movsafebench.publisher import movsafebench_rows_from_records
         from builder.publish.pipeline import publish
         from builder.publish.shards import sha256_file, write_config
-        from eval_kit.benchmarks import movsafebench as spec
+        from eval_kit.movsafebench import spec
 
         datasets.disable_progress_bars()
         src = work / "images"

@@ -3,7 +3,7 @@
 Builds a fake RSUD20K / TFP-BD tree of 500 distinct JPEGs (default 1280x720, the size class of the source
 frames), a matching manifest and annotations, then times (best of --repeat, warm page cache):
   - `sha256sum` over the 500 files (the floor: every byte must be hashed),
-  - `builder.reconstruct.reconstruct(...)` in-process (verify + join + write Parquet with images),
+  - `builder.bd_hazardvlm.reconstruct.reconstruct(...)` in-process (verify + join + write Parquet with images),
   - the whole CLI in a fresh process (adds Python start-up and imports).
 Runs are interleaved in pairs (baseline, candidate) because the machine is shared and load drifts; prints
 the best times and the median per-pair ratio against sha256sum (target: in-process <= 1.5).
@@ -31,8 +31,8 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder.reconstruct import reconstruct  # noqa: E402
-from eval_kit.benchmarks import bd_hazardvlm as spec  # noqa: E402
+from builder.bd_hazardvlm.reconstruct import reconstruct  # noqa: E402
+from eval_kit.bd_hazardvlm import spec  # noqa: E402
 
 
 def make_tree(tmp: Path, n: int, width: int, height: int) -> tuple[Path, Path, dict[str, Path], list[Path]]:

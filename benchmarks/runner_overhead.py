@@ -16,9 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval_kit.runners import harness, registry
+from eval_kit import registry
+from eval_kit.runners import harness
 from eval_kit.runners.backends.base import Backend
-from eval_kit.runners.synthetic_data import write_parquet_folder
+from eval_kit.testing.synthetic_datasets import write_parquet_folder
 
 TARGET = 300.0
 

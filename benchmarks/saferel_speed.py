@@ -37,10 +37,10 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
 
-    from eval_kit.saferel.episode import run_episode
-    from eval_kit.saferel.goals import bddl_backend_evaluate
-    from eval_kit.saferel.plan_parser import parse_plan
-    from eval_kit.saferel.samples import load_samples
+    from eval_kit.saferelbench.episode import run_episode
+    from eval_kit.saferelbench.goals import bddl_backend_evaluate
+    from eval_kit.saferelbench.plan_parser import parse_plan
+    from eval_kit.saferelbench.samples import load_samples
 
     samples = list(load_samples(ROOT / "manifests" / "saferelbench" / "demo.jsonl").values())
     episodes = []

@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from eval_kit.benchmarks import movsafebench as spec  # noqa: E402
-from eval_kit.benchmarks.movsafebench_synthetic import table2_references  # noqa: E402
-from eval_kit.scoring.movsafebench import compute_scores  # noqa: E402
+from eval_kit.movsafebench import spec  # noqa: E402
+from eval_kit.movsafebench.scoring import compute_scores  # noqa: E402
+from eval_kit.testing.synthetic_references import table2_references  # noqa: E402
 
 
 def synthetic_columns(n: int, seed: int = 0) -> dict[str, list]:

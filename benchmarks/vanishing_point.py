@@ -27,8 +27,8 @@ def main() -> None:
     import cv2
     from rich.progress import track
 
-    from builder.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
-    from builder.sources.synthetic import KINDS, render_scene
+    from builder.movsafebench.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
+    from builder.movsafebench.sources.synthetic import KINDS, render_scene
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)

@@ -1,34 +1,34 @@
 """The `hazardkit` console script: eval_kit's commands plus the build commands.
 
-eval_kit never imports builder, so the build commands are added here to eval_kit's command group:
-forge (HazardForge), sources (source adapters), reconstruct (BD-HazardVLM), saferel (sample validation),
-publish (Hugging Face releases) and demo (the main job on embedded demo data).
+eval_kit never imports builder, so the build commands are added here to eval_kit's command group, lazily:
+`publish` and `demo` (generic), and each benchmark's own build commands named in its registry entry
+(MovSafeBench: forge, sources; BD-HazardVLM: reconstruct; SafeRelBench: saferel).
 """
 
 from __future__ import annotations
 
 import sys
 
-from eval_kit.cli import cli, main
+from eval_kit.cli import EVAL_COMMANDS, cli, main
+
+BUILD_COMMANDS: dict[str, str] = {
+    "publish": "builder.publish.command:publish_command",
+    "demo": "builder.demo:demo_command",
+}
 
 
-def _register() -> None:
-    from builder.demo import demo_command
-    from builder.hazardforge.commands import forge
-    from builder.publish.command import publish_command
-    from builder.reconstruct_command import reconstruct
-    from builder.saferel_commands import saferel
-    from builder.sources.cli import sources
+def _build_commands() -> dict[str, str]:
+    from eval_kit import registry
 
-    for command, name in ((forge, "forge"), (sources, "sources"), (reconstruct, "reconstruct"),
-                          (saferel, "saferel"), (publish_command, "publish"), (demo_command, "demo")):
-        cli.add_command(command, name)
+    commands = dict(BUILD_COMMANDS)
+    for bench in registry.benchmarks():
+        commands.update(dict(bench.build_commands))
+    return commands
 
 
-_register()
+cli.add_lazy(_build_commands)
 
-
-__all__ = ["cli", "main"]  # main runs `cli`, which now holds the build commands too
+__all__ = ["EVAL_COMMANDS", "cli", "main"]  # main runs `cli`, which now holds the build commands too
 
 if __name__ == "__main__":
     sys.exit(main())

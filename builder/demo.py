@@ -34,10 +34,9 @@ class Demo:
     root: Path
     echo: Callable[[str], None] = click.echo
     results: list[Path] = field(default_factory=list)
-    # the dataset folders the demo publishes into (relative to the working directory, like `make demo`)
-    data: dict[str, Path] = field(default_factory=lambda: {"movsafebench": Path("movsafebench"),
-                                                           "bd-hazardvlm": Path("bd_hazardvlm"),
-                                                           "saferelbench": Path("saferelbench")})
+    # dataset folders by benchmark name, where they differ from the registry's (relative to the working
+    # directory, like `make demo`)
+    data: dict[str, Path] = field(default_factory=dict)
 
     def cli(self, *args: object) -> None:
         """Run one `hazardkit` command in process; a failure stops the demo with that command's message."""
@@ -51,52 +50,17 @@ class Demo:
         if isinstance(code, int) and code != 0:  # the command already printed its one-line error
             raise click.ClickException(f"demo stopped: `hazardkit {' '.join(argv)}` exited {code}")
 
-    # ---- MovSafeBench ------------------------------------------------------------------------------
-    def movsafebench_data(self) -> list[str]:
-        import datasets
-
-        self.cli("publish", "movsafebench", "--config", "demo", "--version", DEMO_VERSION, "--date", DEMO_DATE,
-                 "--notes", "demo config: HazardForge on synthetic scenes", "--out", "movsafebench")
-        ds = datasets.load_dataset("movsafebench", "demo", split="test")
-        return ["forge run: out/demo/forge/run (hazardkit forge status out/demo/forge/run)",
-                f"dataset: movsafebench/data/demo/ ({len(ds)} rows; load_dataset('movsafebench', 'demo'))",
-                "card: movsafebench/README.md, figure movsafebench/assets/samples_demo.png"]
-
     def baselines(self, benchmark: str, models: list[str], extra: tuple[str, ...] = ()) -> list[str]:
         made = []
         for model in models:
             run = self.root / "runs" / f"{benchmark}-{model.replace(':', '-')}"
             self.cli("eval", benchmark, "--backend", "baseline", "--model", model, "--config", "demo",
-                     "--data", self.data[benchmark], "--out", run, "--no-progress", *extra)
+                     "--data", self.folder(benchmark), "--out", run, "--no-progress", *extra)
             self.cli("score", "run", run)
             self.results.append(run / "scores.json")
             score = json.loads((run / "scores.json").read_text())
             made.append(f"{benchmark} {model}: {run}/scores.json ({_headline(score)})")
         return made
-
-    # ---- BD-HazardVLM ------------------------------------------------------------------------------
-    def bd_data(self) -> list[str]:
-        import datasets
-
-        folder = self.data["bd-hazardvlm"]
-        self.cli("reconstruct", "bd-hazardvlm", "--demo", "--out", folder)
-        self.cli("publish", "bd-hazardvlm", "--config", "demo_annotations", "--version", DEMO_VERSION,
-                 "--date", DEMO_DATE, "--notes", "demo_annotations config: the 20 demo records and their image "
-                 "manifest", "--out", folder)
-        ds = datasets.load_dataset(str(folder), "demo", split="test")
-        return [f"reconstructed (images kept local): {folder}/data/demo/ ({len(ds)} rows; "
-                f"load_dataset('bd_hazardvlm', 'demo'))",
-                f"published annotations: {folder}/data/demo_annotations/, card {folder}/README.md"]
-
-    # ---- SafeRelBench ------------------------------------------------------------------------------
-    def saferel_data(self) -> list[str]:
-        import datasets
-
-        folder = self.data["saferelbench"]
-        self.cli("publish", "saferelbench", "--config", "demo", "--version", DEMO_VERSION, "--date", DEMO_DATE,
-                 "--notes", "demo config: 15 hand-written samples that pass self-validation", "--out", folder)
-        ds = datasets.load_dataset(str(folder), "demo", split="test")
-        return [f"dataset: {folder}/data/demo/ ({len(ds)} samples; load_dataset('saferelbench', 'demo'))"]
 
     # ---- leaderboard -------------------------------------------------------------------------------
     def leaderboard(self) -> list[str]:
@@ -106,22 +70,22 @@ class Demo:
         self.cli("leaderboard", "render", "--table", table, "--out", out)
         return [f"results table: {table}", f"page: {out / 'index.html'}", f"markdown: {out / 'leaderboard.md'}"]
 
+    def folder(self, benchmark: str) -> Path:
+        """The dataset folder the demo publishes a benchmark into (relative, like `make demo`)."""
+        from eval_kit import registry
+
+        bench = registry.get(benchmark)
+        return self.data.get(bench.name, Path(bench.dataset_folder or bench.name))
+
     def steps(self) -> list[DemoStep]:
-        return [
-            DemoStep("MovSafeBench: synthetic scenes -> HazardForge -> publish demo config -> load_dataset",
-                     self.movsafebench_data),
-            DemoStep("MovSafeBench: baseline runs and scores",
-                     lambda: self.baselines("movsafebench", ["random", "majority", "fixed:straight"])),
-            DemoStep("BD-HazardVLM: reconstruct the demo images from the manifest, publish the annotations",
-                     self.bd_data),
-            DemoStep("BD-HazardVLM: baseline runs and scores",
-                     lambda: self.baselines("bd-hazardvlm", ["random", "majority", "fixed:no_major_hazard"])),
-            DemoStep("SafeRelBench: validate and publish the demo samples", self.saferel_data),
-            DemoStep("SafeRelBench: baseline plans (empty, reference minus mitigations, reference oracle)",
-                     lambda: self.baselines("saferelbench", ["fixed:empty", "fixed:unmitigated",
-                                                             "fixed:reference"])),
-            DemoStep("Leaderboard: add results, render Markdown + HTML + plots", self.leaderboard),
-        ]
+        """Each registered benchmark's demo steps (its builder folder's `demo_steps`), then the leaderboard."""
+        from eval_kit import registry
+
+        steps: list[DemoStep] = []
+        for bench in registry.benchmarks():
+            if bench.demo:
+                steps += registry.resolve(bench.demo)(self)
+        return [*steps, DemoStep("Leaderboard: add results, render Markdown + HTML + plots", self.leaderboard)]
 
     def run(self) -> None:
         start = time.perf_counter()

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.bd_hazardvlm import spec
 
 HAZARD_CATEGORIES = [c for c in spec.CATEGORIES if c != spec.CONTROL_CATEGORY]
 

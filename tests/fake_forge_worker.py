@@ -9,7 +9,7 @@ import time
 import numpy as np
 from PIL import Image
 
-from builder.hazardforge.run import JobResult
+from builder.movsafebench.hazardforge.run import JobResult
 
 
 class FakeWorker:
@@ -43,8 +43,8 @@ def make_jobs(n: int) -> list[dict]:
 
 
 if __name__ == "__main__":  # used by the SIGKILL test: python fake_forge_worker.py RUNDIR N DELAY
-    from builder.hazardforge.run import run_jobs
-    from builder.hazardforge.runstore import RunStore
+    from builder.movsafebench.hazardforge.run import run_jobs
+    from builder.movsafebench.hazardforge.runstore import RunStore
 
     store = RunStore(sys.argv[1])
     store.init({"plan_sha256": "fake", "editor": "fake", "checker": "fake", "max_attempts": 1})

@@ -14,7 +14,7 @@ import io
 import random
 from typing import Any
 
-from eval_kit.benchmarks import movsafebench as spec
+from eval_kit.movsafebench import spec
 
 DEMO_SIZE = (320, 180)
 _COLOURS = {"normal": (220, 40, 40), "anomalous": (40, 90, 220)}

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.bd_hazardvlm import spec
 from tests.bd_fixtures import paper_references, perfect_prediction
 
 
@@ -152,7 +152,7 @@ def test_score_warns_on_incomplete_reconstruction(tmp_path):
     # copy the demo sources, drop one picture, rebuild with --allow-missing
     import shutil
 
-    from builder.reconstruct import DEMO_DIR
+    from builder.bd_hazardvlm.reconstruct import DEMO_DIR
     src = tmp_path / "src"
     shutil.copytree(DEMO_DIR / "sources", src)
     next((src / "rsud20k" / "images").glob("*.png")).unlink()

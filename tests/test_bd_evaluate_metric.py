@@ -1,14 +1,14 @@
 """The `evaluate` module gives the same numbers as the plain scoring function."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from eval_kit.scoring.bd_hazardvlm import compute_scores
+from eval_kit import registry
+from eval_kit.bd_hazardvlm.scoring import compute_scores
 from tests.bd_fixtures import paper_references, perfect_prediction
 
-METRIC_DIR = Path(__file__).resolve().parent.parent / "eval_kit" / "metrics" / "bd_hazardvlm"
+METRIC_DIR = registry.get("bd_hazardvlm").metric_path()
 REF_KEYS = ("hazard_present", "primary_hazard_category", "risk_timing", "severity", "defensive_actions",
             "hallucination_trap", "western_bias_trap")
 

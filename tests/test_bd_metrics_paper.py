@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from eval_kit.benchmarks import bd_hazardvlm as spec
-from eval_kit.scoring.bd_hazardvlm import compute_scores, jaccard, per_image
+from eval_kit.bd_hazardvlm import spec
+from eval_kit.bd_hazardvlm.scoring import compute_scores, jaccard, per_image
 from tests.bd_fixtures import paper_references, perfect_prediction
 
 

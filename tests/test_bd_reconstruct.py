@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from builder.bd_hazardvlm.reconstruct import read_completeness, reconstruct, safe_resolve
 from builder.cli import cli
-from builder.reconstruct import read_completeness, reconstruct, safe_resolve
-from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.bd_hazardvlm import spec
 from tests.bd_fixtures import paper_references
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.bd_hazardvlm import spec
 from eval_kit.errors import BadInput
 from eval_kit.schemas import first_error, load_schema
 from tests.bd_fixtures import paper_references, perfect_prediction

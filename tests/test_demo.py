@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -10,6 +11,7 @@ from builder.cli import cli
 
 def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the demo writes ./movsafebench etc. like `make demo` does in the repo
+    (tmp_path / "manifests").symlink_to(Path(__file__).resolve().parents[1] / "manifests")  # the checkout's inputs
     result = CliRunner().invoke(cli, ["demo", "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "demo finished" in result.output

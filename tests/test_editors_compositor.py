@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builder.hazardforge.editors import CompositingEditor, Editor, intrusion_edit
-from builder.hazardforge.editors.compositor import REAL_HEIGHT_M
-from builder.hazardforge.editors.sprites import procedural_sprite
-from builder.hazardforge.prompts import parse_prompt
-from builder.hazardforge.quality import HeuristicChecker
-from eval_kit.benchmarks.movsafebench import CATEGORIES, STATIC_ONLY_CATEGORIES
+from builder.movsafebench.hazardforge.editors import CompositingEditor, Editor, intrusion_edit
+from builder.movsafebench.hazardforge.editors.compositor import REAL_HEIGHT_M
+from builder.movsafebench.hazardforge.editors.sprites import procedural_sprite
+from builder.movsafebench.hazardforge.prompts import parse_prompt
+from builder.movsafebench.hazardforge.quality import HeuristicChecker
+from eval_kit.movsafebench.spec import CATEGORIES, STATIC_ONLY_CATEGORIES
 
 H, W = 270, 480
 
@@ -142,8 +142,8 @@ def test_bad_masks() -> None:
 
 def test_far_object_in_a_thin_distance_band_does_not_crash() -> None:
     """A far object a few pixels tall (distance band around the vanishing point) once made seamlessClone assert."""
-    from builder.hazardforge.editors.compositor import CompositingEditor
-    from builder.sources.synthetic import render_scene
+    from builder.movsafebench.hazardforge.editors.compositor import CompositingEditor
+    from builder.movsafebench.sources.synthetic import render_scene
 
     scene = render_scene("road", 3)
     mask = np.zeros((scene.image.height, scene.image.width), dtype=bool)

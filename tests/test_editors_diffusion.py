@@ -9,16 +9,16 @@ from PIL import Image
 pytest.importorskip("torch")
 pytest.importorskip("diffusers")
 
-from builder.hazardforge.editors import (
+from builder.movsafebench.hazardforge.editors import (
     Editor,
     FluxFillEditor,
     FluxKontextInpaintEditor,
     QwenImageEditInpaintEditor,
     intrusion_edit,
-    tiny,
     working_size,
 )
 from eval_kit.errors import BadInput
+from eval_kit.testing import tiny_diffusion as tiny
 
 H, W = 45, 80  # deliberately not multiples of 16
 PROMPT = "Render a dog, facing left."

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builder.hazardforge.editors import IntrusionGeometry, intrusion_edit, pad_canvas
+from builder.movsafebench.hazardforge.editors import IntrusionGeometry, intrusion_edit, pad_canvas
 
 
 class RecordingEditor:

@@ -143,8 +143,8 @@ def test_bad_plan_and_mixed_runs_exit_2(planned, tmp_path):
 
 def test_tiny_flux_fill_with_tiny_vlm_checker(planned, tmp_path):
     """The diffusers + VLM path end to end on tiny random-weight models of the real classes, loaded from folders."""
-    from builder.hazardforge.editors.tiny import tiny_flux_fill
-    from builder.hazardforge.quality.tiny import tiny_qwen3_vl
+    from eval_kit.testing.tiny_diffusion import tiny_flux_fill
+    from eval_kit.testing.tiny_vlm import tiny_qwen3_vl
 
     _root, plan = planned
     tiny_flux_fill().save_pretrained(tmp_path / "flux")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.hazardforge.run import run_jobs
-from builder.hazardforge.runstore import RunStore
+from builder.movsafebench.hazardforge.run import run_jobs
+from builder.movsafebench.hazardforge.runstore import RunStore
 from eval_kit.errors import BadInput
 from tests.fake_forge_worker import FakeWorkerFactory, make_jobs
 

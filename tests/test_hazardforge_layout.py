@@ -7,8 +7,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from builder.hazardforge.config import ForgeConfig
-from builder.hazardforge.layout import (
+from builder.movsafebench.hazardforge.config import ForgeConfig
+from builder.movsafebench.hazardforge.layout import (
     IneligibleLayout,
     Layout,
     build_layout,

@@ -9,10 +9,16 @@ from click.testing import CliRunner
 from PIL import Image
 
 from builder.cli import cli
-from builder.hazardforge.config import ForgeConfig
-from builder.hazardforge.layout import build_layout
-from builder.hazardforge.plan import build_plan, count_table, layout_from_plan_line, read_plan, read_sources
-from builder.sources.synthetic import write_synthetic_sources
+from builder.movsafebench.hazardforge.config import ForgeConfig
+from builder.movsafebench.hazardforge.layout import build_layout
+from builder.movsafebench.hazardforge.plan import (
+    build_plan,
+    count_table,
+    layout_from_plan_line,
+    read_plan,
+    read_sources,
+)
+from builder.movsafebench.sources.synthetic import write_synthetic_sources
 from eval_kit.errors import BadInput
 from eval_kit.schemas import first_error
 
@@ -147,7 +153,7 @@ def test_cli_bad_inputs_exit_2(sources, tmp_path):
 
 
 def test_zero_size_image_is_bad_input(tmp_path, monkeypatch):
-    from builder.hazardforge import plan as plan_module
+    from builder.movsafebench.hazardforge import plan as plan_module
 
     path = tmp_path / "tiny.png"
     Image.new("RGB", (1, 1)).save(path)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from builder.hazardforge.prompts import DIRECTIONS, build_prompt, check_scenario, parse_prompt
-from eval_kit.benchmarks.movsafebench import CATEGORIES, MOVABLE_CATEGORIES
+from builder.movsafebench.hazardforge.prompts import DIRECTIONS, build_prompt, check_scenario, parse_prompt
 from eval_kit.errors import BadInput
+from eval_kit.movsafebench.spec import CATEGORIES, MOVABLE_CATEGORIES
 
 
 def test_contract_text():

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from builder.hazardforge.regions import (
+from builder.movsafebench.hazardforge.regions import (
     REGIONS,
     image_to_paper,
     paper_to_image,

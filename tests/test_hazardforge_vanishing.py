@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from builder.hazardforge.vanishing import (
+from builder.movsafebench.hazardforge.vanishing import (
     DetectorSettings,
     detect_vanishing_point,
     filter_segments,
     vanishing_point_from_segments,
 )
-from builder.sources.synthetic import render_scene
+from builder.movsafebench.sources.synthetic import render_scene
 from eval_kit.errors import BadInput
 
 

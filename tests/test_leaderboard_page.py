@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_kit.runners.synthetic_data import write_parquet_folder
+from eval_kit.testing.synthetic_datasets import write_parquet_folder
 from tests.cli_helpers import hk
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.runners.bd_hazardvlm_task import BDHazardVLMTask
-from eval_kit.runners.saferelbench_task import SafeRelBenchTask
+from eval_kit.bd_hazardvlm.task import BDHazardVLMTask
+from eval_kit.saferelbench.task import SafeRelBenchTask
 
 ROOT = Path(__file__).resolve().parents[1]
 BD_REFS = ROOT / "manifests" / "bd_hazardvlm" / "v1" / "demo" / "annotations.jsonl"

@@ -1,13 +1,13 @@
 """The `evaluate` module gives the same numbers as the plain function."""
 
-from pathlib import Path
 
 import evaluate
 
-from eval_kit.benchmarks.movsafebench_synthetic import table2_references
-from eval_kit.scoring.movsafebench import compute_scores
+from eval_kit import registry
+from eval_kit.movsafebench.scoring import compute_scores
+from eval_kit.testing.synthetic_references import table2_references
 
-METRIC_DIR = Path(__file__).resolve().parent.parent / "eval_kit" / "metrics" / "movsafebench"
+METRIC_DIR = registry.get("movsafebench").metric_path()
 
 
 def test_evaluate_module_matches_plain_function():

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from eval_kit.benchmarks import movsafebench as spec
-from eval_kit.benchmarks.movsafebench_synthetic import table2_references, wrong_answer
-from eval_kit.scoring.movsafebench import compute_scores
+from eval_kit.movsafebench import spec
+from eval_kit.movsafebench.scoring import compute_scores
+from eval_kit.testing.synthetic_references import table2_references, wrong_answer
 
 # Paper table 3: No edit, Static, Motion, Intrusion, Distance, Total.
 TABLE3 = {

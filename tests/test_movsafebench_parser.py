@@ -2,7 +2,7 @@
 
 import pytest
 
-from eval_kit.benchmarks.movsafebench import normalise_prediction, parse_answer
+from eval_kit.movsafebench.spec import normalise_prediction, parse_answer
 
 CASES = [
     # bare letters and option lines

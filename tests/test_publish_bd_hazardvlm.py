@@ -15,16 +15,16 @@ from click.testing import CliRunner
 from huggingface_hub import DatasetCard
 from huggingface_hub.errors import RepositoryNotFoundError
 
-from builder import reconstruct as rec
+from builder.bd_hazardvlm import reconstruct as rec
+from builder.bd_hazardvlm.publisher import bd_hazardvlm_publisher
 from builder.cli import cli
 from builder.publish import release
-from builder.publish.bd_hazardvlm import bd_hazardvlm_publisher
 from builder.publish.card import check_card
 from builder.publish.pipeline import publish
-from eval_kit.benchmarks import bd_hazardvlm as spec
+from eval_kit.bd_hazardvlm import spec
 from eval_kit.errors import BadInput
 
-DEMO = rec.DEMO_DIR
+DEMO = Path(__file__).resolve().parents[1] / rec.DEMO_DIR  # absolute: some tests chdir
 
 
 def _load(folder: Path, config: str, cache: Path) -> datasets.Dataset:

@@ -161,7 +161,7 @@ def test_croissant_validates_and_reads_with_mlcroissant(published, monkeypatch) 
 
 def test_two_configs_in_one_folder(tmp_path: Path) -> None:
     """Publishing `default` next to `demo` lists both in the card; `default` is the default config."""
-    from builder.publish.movsafebench import movsafebench_rows_from_records
+    from builder.movsafebench.publisher import movsafebench_rows_from_records
 
     out = tmp_path / "movsafebench"
     publish("movsafebench", version="0.1.0", config="demo", out=out, date="2026-11-30",
@@ -187,7 +187,7 @@ def test_two_configs_in_one_folder(tmp_path: Path) -> None:
 
 def test_published_folder_is_scorable(published, tmp_path: Path) -> None:
     """The scorer reads the published config as references (ClassLabels decoded, null category for no_edit)."""
-    from eval_kit.commands.score_movsafebench import score_files
+    from eval_kit.movsafebench.submission import score_files
 
     out, _ = published
     records = demo_records()

@@ -14,8 +14,8 @@ from huggingface_hub.errors import RepositoryNotFoundError
 from huggingface_hub.hf_api import GitRefInfo, GitRefs
 
 from builder.cli import cli
+from builder.movsafebench.publisher import movsafebench_rows_from_records
 from builder.publish import release
-from builder.publish.movsafebench import movsafebench_rows_from_records
 from builder.publish.pipeline import publish
 from builder.publish.publishers import Publisher
 from eval_kit.errors import BadInput

@@ -17,10 +17,10 @@ from huggingface_hub.hf_api import GitRefInfo, GitRefs
 from builder.cli import cli
 from builder.publish import release
 from builder.publish.pipeline import publish
-from builder.saferel_samples import DEMO_DIR, load_validated_samples
-from eval_kit.benchmarks import saferelbench as spec
+from builder.saferelbench.samples import DEMO_DIR, load_validated_samples
 from eval_kit.errors import BadInput
-from eval_kit.saferel.samples import load_samples
+from eval_kit.saferelbench import spec
+from eval_kit.saferelbench.samples import load_samples
 
 
 @pytest.fixture(scope="module")

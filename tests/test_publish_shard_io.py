@@ -14,13 +14,13 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
+from builder.movsafebench.publisher import movsafebench_rows_from_records
 from builder.publish import shards as shards_mod
 from builder.publish.figure import SampleTap, thumbnail
-from builder.publish.movsafebench import movsafebench_rows_from_records
 from builder.publish.shard_io import FollowingHash, ImageFile, image_struct_array
 from builder.publish.shards import write_config
-from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
+from eval_kit.movsafebench import spec
 
 
 def _records_on_disk(folder: Path, n: int, size: int = 50_000) -> list[dict]:

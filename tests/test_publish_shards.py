@@ -11,12 +11,12 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
+from builder.movsafebench.publisher import movsafebench_rows_from_records
 from builder.publish.guards import image_columns, refuse_images_if_annotations_only
-from builder.publish.movsafebench import movsafebench_rows_from_records
 from builder.publish.shard_io import ImageFile
 from builder.publish.shards import published_configs, shard_name, write_config
-from eval_kit.benchmarks import movsafebench as spec
 from eval_kit.errors import BadInput
+from eval_kit.movsafebench import spec
 from tests.publish_fixtures import demo_records
 
 
@@ -178,9 +178,13 @@ def test_bd_hazardvlm_image_columns_refused() -> None:
     assert image_columns(nested) == ["views"]
     for feats in (with_image, nested):
         with pytest.raises(BadInput, match="annotations only"):
-            refuse_images_if_annotations_only("bd_hazardvlm", feats)
-    refuse_images_if_annotations_only("bd_hazardvlm", annotations)  # no image column: allowed
-    refuse_images_if_annotations_only("movsafebench", with_image)  # images allowed there
+            refuse_images_if_annotations_only("bd_hazardvlm", feats, allows_images=False)
+    refuse_images_if_annotations_only("bd_hazardvlm", annotations, allows_images=False)  # no image column: allowed
+    refuse_images_if_annotations_only("movsafebench", with_image, allows_images=True)  # images allowed there
+    # the registry's publishers say which benchmark is annotations-only
+    from builder.publish.publishers import get_publisher
+
+    assert not get_publisher("bd-hazardvlm").allows_images and get_publisher("movsafebench").allows_images
     with pytest.raises(BadInput):
         refuse_images_if_annotations_only("other", with_image, allows_images=False)
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builder.hazardforge.editors import CompositingEditor
-from builder.hazardforge.quality import Checker, HeuristicChecker, Verdict, crop_pair, decide
-from builder.hazardforge.quality.base import parse_completeness, parse_direction
+from builder.movsafebench.hazardforge.editors import CompositingEditor
+from builder.movsafebench.hazardforge.quality import Checker, HeuristicChecker, Verdict, crop_pair, decide
+from builder.movsafebench.hazardforge.quality.base import parse_completeness, parse_direction
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -9,9 +9,14 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from builder.hazardforge.editors import CompositingEditor
-from builder.hazardforge.quality import HeuristicChecker, Verdict
-from builder.hazardforge.quality.retry import derive_seed, edit_until_accepted, intrusion_attempt, plain_attempt
+from builder.movsafebench.hazardforge.editors import CompositingEditor
+from builder.movsafebench.hazardforge.quality import HeuristicChecker, Verdict
+from builder.movsafebench.hazardforge.quality.retry import (
+    derive_seed,
+    edit_until_accepted,
+    intrusion_attempt,
+    plain_attempt,
+)
 
 
 class ScriptedChecker:
@@ -78,8 +83,9 @@ def test_intrusion_checked_on_padded_pair_and_heuristic_accepts() -> None:
 
 
 def test_packages_import_without_heavy_libraries() -> None:
-    code = ("import sys, builder.sources, builder.sources.cli, builder.hazardforge.editors, "
-            "builder.hazardforge.quality, builder.hazardforge.quality.retry; "
+    code = ("import sys, builder.movsafebench.sources, builder.movsafebench.sources.commands, "
+            "builder.movsafebench.hazardforge.editors, builder.movsafebench.hazardforge.quality, "
+            "builder.movsafebench.hazardforge.quality.retry; "
             "heavy = [m for m in ('torch', 'diffusers', 'transformers', 'cv2') if m in sys.modules]; "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -11,10 +11,10 @@ from PIL import Image
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from builder.hazardforge.quality import DEFAULT_MODEL_ID, VLMChecker
-from builder.hazardforge.quality.base import COMPLETENESS_PROMPT, DIRECTION_PROMPT
-from builder.hazardforge.quality.tiny import tiny_qwen3_vl
+from builder.movsafebench.hazardforge.quality import DEFAULT_MODEL_ID, VLMChecker
+from builder.movsafebench.hazardforge.quality.base import COMPLETENESS_PROMPT, DIRECTION_PROMPT
 from eval_kit.errors import BadInput
+from eval_kit.testing.tiny_vlm import tiny_qwen3_vl
 
 
 @pytest.fixture(scope="module")
@@ -96,9 +96,9 @@ def test_loads_from_a_model_folder_without_torchvision(tiny, tmp_path) -> None:
 def test_tiny_diffusion_editor_with_tiny_vlm_checker(tiny) -> None:
     """Edit -> VLM check -> retry, all on tiny real-class models: a random VLM never says "complete", so every
     attempt is rejected, each with its own derived seed, distinct pixels and the raw answers recorded."""
-    from builder.hazardforge.editors import FluxFillEditor
-    from builder.hazardforge.editors.tiny import tiny_flux_fill
-    from builder.hazardforge.quality.retry import derive_seed, edit_until_accepted, plain_attempt
+    from builder.movsafebench.hazardforge.editors import FluxFillEditor
+    from builder.movsafebench.hazardforge.quality.retry import derive_seed, edit_until_accepted, plain_attempt
+    from eval_kit.testing.tiny_diffusion import tiny_flux_fill
 
     model, processor = tiny
     img = Image.fromarray(np.random.default_rng(1).integers(0, 255, (48, 64, 3), dtype=np.uint8))

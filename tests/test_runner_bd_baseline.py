@@ -8,8 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.benchmarks import bd_hazardvlm as spec
-from eval_kit.runners import harness, registry
+from eval_kit import registry
+from eval_kit.bd_hazardvlm import spec
+from eval_kit.runners import harness
 from eval_kit.runners.backends.base import Backend
 
 DEMO = Path(__file__).resolve().parents[1] / "manifests" / "bd_hazardvlm" / "v1" / "demo"

@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from eval_kit.runners import harness, registry
+from eval_kit import registry
+from eval_kit.runners import harness
 from eval_kit.runners.backends.vllm_offline import VLLMBackend
 
 ROOT = Path(__file__).resolve().parents[1]

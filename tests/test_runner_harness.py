@@ -7,12 +7,13 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.benchmarks import movsafebench as spec
-from eval_kit.runners import harness, registry
+from eval_kit import registry
+from eval_kit.movsafebench import spec
+from eval_kit.movsafebench.task import MovSafeBenchTask
+from eval_kit.runners import harness
 from eval_kit.runners.backends.base import Backend
-from eval_kit.runners.movsafebench_task import MovSafeBenchTask
 from eval_kit.runners.rawlog import RawLog
-from eval_kit.runners.synthetic_data import write_jsonl, write_parquet_folder
+from eval_kit.testing.synthetic_datasets import write_jsonl, write_parquet_folder
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_majority_baseline_end_to_end(tmp_path, parquet_data):
     code, text = hk("score", "run", out, "--json")
     assert code == 0, text
     result = json.loads(text)
-    from eval_kit.commands.score_movsafebench import load_references
+    from eval_kit.movsafebench.submission import load_references
 
     edited = [r["answer"] for r in load_references(parquet_data, "demo").values() if r["scenario"] != "no_edit"]
     assert result["accuracy"] == pytest.approx(edited.count(majority) / len(edited))
@@ -298,10 +299,12 @@ class VariantTask(MovSafeBenchTask):
 
 
 def test_prompt_variants_go_through_the_registry(tmp_path, jsonl_data, monkeypatch):
-    from eval_kit.runners.movsafebench_task import score_run
+    from dataclasses import replace
 
-    monkeypatch.setitem(registry.TASKS, "variant_demo",
-                        registry.TaskEntry("variant_demo", VariantTask, score_run, variants=("plain", "cot")))
+    base_entry = registry.get("movsafebench")
+    monkeypatch.setitem(registry._REGISTRY, "variant_demo",
+                        replace(base_entry, name="variant_demo", task=f"{__name__}:VariantTask",
+                                variants=("plain", "cot")))
     base = ["eval", "variant_demo", "-m", "fixed:left", "-b", "baseline", "--data", jsonl_data, "--no-progress"]
     assert hk(*base, "--out", tmp_path / "plain")[0] == 0  # the first variant is the default
     assert hk(*base, "--variant", "cot", "--out", tmp_path / "cot")[0] == 0

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.runners.synthetic_data import write_jsonl
+from eval_kit.testing.synthetic_datasets import write_jsonl
 from tests.chat_stub import ChatStub
 
 pytest.importorskip("openai")

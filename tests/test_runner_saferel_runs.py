@@ -7,9 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.runners import harness, registry
-from eval_kit.saferel.prompts import build_prompt
-from eval_kit.saferel.samples import load_samples
+from eval_kit import registry
+from eval_kit.runners import harness
+from eval_kit.saferelbench.prompts import build_prompt
+from eval_kit.saferelbench.samples import load_samples
 from tests.chat_stub import ChatStub, last_text
 
 SAMPLES = Path(__file__).resolve().parents[1] / "manifests" / "saferelbench" / "demo.jsonl"

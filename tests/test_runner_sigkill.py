@@ -8,12 +8,13 @@ import sys
 import time
 from pathlib import Path
 
-from eval_kit.runners.synthetic_data import write_jsonl
+from eval_kit.testing.synthetic_datasets import write_jsonl
 
 # A child process that runs the harness with a stub model slow enough to be killed in the middle.
 CHILD = """
 import sys, time
-from eval_kit.runners import harness, registry
+from eval_kit import registry
+from eval_kit.runners import harness
 from eval_kit.runners.backends.base import Backend
 
 class Slow(Backend):

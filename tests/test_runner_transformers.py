@@ -16,8 +16,8 @@ transformers = pytest.importorskip("transformers")
 from click.testing import CliRunner  # noqa: E402
 
 from builder.cli import cli  # noqa: E402
-from eval_kit.runners import registry  # noqa: E402
-from eval_kit.runners.synthetic_data import write_jsonl  # noqa: E402
+from eval_kit import registry  # noqa: E402
+from eval_kit.testing.synthetic_datasets import write_jsonl  # noqa: E402
 
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>",
             "<|endoftext|>"]

@@ -3,9 +3,10 @@
 import sys
 from types import SimpleNamespace
 
-from eval_kit.runners import harness, registry
+from eval_kit import registry
+from eval_kit.runners import harness
 from eval_kit.runners.backends.vllm_offline import VLLMBackend
-from eval_kit.runners.synthetic_data import write_jsonl
+from eval_kit.testing.synthetic_datasets import write_jsonl
 
 
 class FakeLLM:

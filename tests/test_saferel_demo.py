@@ -9,10 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from builder.saferel_samples import DEMO_DIR, load_validated_samples, validate_samples
-from eval_kit.benchmarks.saferelbench import RELATIONS
+from builder.saferelbench.samples import DEMO_DIR, load_validated_samples, validate_samples
+from eval_kit import registry
 from eval_kit.errors import BadInput
-from eval_kit.saferel.samples import bddl_activities, load_samples
+from eval_kit.saferelbench.samples import bddl_activities, load_samples
+from eval_kit.saferelbench.spec import RELATIONS
 
 DEMO = DEMO_DIR / "demo.jsonl"
 
@@ -135,7 +136,7 @@ def test_bad_plan_files_exit_2(tmp_path, line, message):
 def test_parquet_rows_round_trip_through_datasets_features(tmp_path, demo):
     import datasets
 
-    from eval_kit.benchmarks.saferelbench import features
+    from eval_kit.saferelbench.spec import features
 
     rows = load_validated_samples(DEMO)
     folder = tmp_path / "saferelbench" / "data" / "demo"
@@ -151,7 +152,7 @@ def test_evaluate_module_matches_the_cli_core():
     import evaluate
 
     rows = raw_lines()
-    metric = evaluate.load(str(Path(__file__).resolve().parent.parent / "eval_kit" / "metrics" / "saferelbench"))
+    metric = evaluate.load(str(registry.get("saferelbench").metric_path()))
     preds = ["\n".join(f"{a['action']}({', '.join(a['args'])})" for a in r["reference_plan"] if not a.get("mitigates"))
              for r in rows]
     out = metric.compute(predictions=preds, references=[json.dumps(r) for r in rows])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval_kit.saferel.actions import Action, make_action, trigger_matches
-from eval_kit.saferel.executor import FAILED, OK, PreconditionError, World, apply, execute
+from eval_kit.saferelbench.actions import Action, make_action, trigger_matches
+from eval_kit.saferelbench.executor import FAILED, OK, PreconditionError, World, apply, execute
 
 AG, FL = "agent.n.01_1", "floor.n.01_1"
 OBJECTS = {

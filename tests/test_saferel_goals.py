@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_kit.saferel.goals import bddl_backend_evaluate, compile_condition
-from eval_kit.saferel.literals import LiteralError, parse_literal, parse_state
+from eval_kit.saferelbench.goals import bddl_backend_evaluate, compile_condition
+from eval_kit.saferelbench.literals import LiteralError, parse_literal, parse_state
 
 DESK = {
     "pen.n.01_1": "pen.n.01", "pen.n.01_2": "pen.n.01", "pencil_box.n.01_1": "pencil_box.n.01",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval_kit.scoring.saferelbench import compute_scores
+from eval_kit.saferelbench.scoring import compute_scores
 
 
 def constructed(n_success: int, n_safe: int, n: int = 100):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from eval_kit.saferel import build_prompt
-from eval_kit.saferel.actions import Action
-from eval_kit.saferel.plan_parser import parse_plan
-from eval_kit.saferel.samples import load_samples
+from eval_kit.saferelbench.actions import Action
+from eval_kit.saferelbench.plan_parser import parse_plan
+from eval_kit.saferelbench.prompts import build_prompt
+from eval_kit.saferelbench.samples import load_samples
 
 OBJECTS = {"apple.n.01_1": "apple.n.01", "fridge.n.01_1": "fridge.n.01"}
 EXPECTED = [Action("OPEN", ("fridge.n.01_1",)), Action("PLACE_INSIDE", ("apple.n.01_1", "fridge.n.01_1"))]

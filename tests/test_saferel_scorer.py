@@ -6,10 +6,10 @@ import copy
 
 import pytest
 
-from eval_kit.saferel.actions import Action
-from eval_kit.saferel.episode import plan_actions, run_episode
-from eval_kit.saferel.samples import build_sample
-from eval_kit.saferel.scorer import score_trace, trace_from_json, trace_to_json
+from eval_kit.saferelbench.actions import Action
+from eval_kit.saferelbench.episode import plan_actions, run_episode
+from eval_kit.saferelbench.samples import build_sample
+from eval_kit.saferelbench.scorer import score_trace, trace_from_json, trace_to_json
 
 MW, FORK, HB, CT, AG = "microwave.n.02_1", "fork.n.01_1", "hamburger.n.01_1", "countertop.n.01_1", "agent.n.01_1"
 

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.benchmarks.movsafebench_synthetic import table2_references
+from eval_kit.testing.synthetic_references import table2_references
 
 
 def _write_jsonl(path: Path, rows) -> Path:
@@ -68,7 +68,7 @@ def test_tables_output(tmp_path, refs, ref_file):
 def test_parquet_dataset_folder_with_classlabels(tmp_path, refs):
     import datasets
 
-    from eval_kit.benchmarks import movsafebench as spec
+    from eval_kit.movsafebench import spec
 
     feats = spec.features()
     cols = {k: [r[k] for r in refs] for k in ("id", "answer", "scenario", "category", "source_benchmark", "source_id")}

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from builder.sources import drivebench, folder, sa_bench
-from builder.sources.common import direction_of_x, sha256_file
+from builder.movsafebench.sources import drivebench, folder, sa_bench
+from builder.movsafebench.sources.common import direction_of_x, sha256_file
 from eval_kit.errors import BadInput
 
 OPTIONS = ("Predict the behavior of the ego vehicle. Please select the correct answer from the following options: "

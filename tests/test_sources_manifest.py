@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from builder.sources import folder
-from builder.sources.manifest import open_source_image, read_manifest, verify_manifest, write_manifest
+from builder.movsafebench.sources import folder
+from builder.movsafebench.sources.manifest import open_source_image, read_manifest, verify_manifest, write_manifest
 from eval_kit.errors import BadInput
 
 
@@ -48,7 +48,7 @@ def test_corrupt_image_with_matching_checksum(tmp_path: Path) -> None:
     (tmp_path / "im0.png").write_bytes(b"garbage")
     from dataclasses import replace
 
-    from builder.sources.common import sha256_file
+    from builder.movsafebench.sources.common import sha256_file
 
     bad = replace(records[1], sha256=sha256_file(tmp_path / "im0.png"))  # records[1] is s0
     assert bad.id == "s0"

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from builder.sources.synthetic import KINDS, _Camera, render_scene, write_synthetic_sources
+from builder.movsafebench.sources.synthetic import KINDS, _Camera, render_scene, write_synthetic_sources
 from eval_kit.schemas import first_error
 
 

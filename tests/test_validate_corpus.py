@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
-from eval_kit.runners.movsafebench_task import MovSafeBenchTask
+from eval_kit.movsafebench.task import MovSafeBenchTask
 
 REFS = [
     {"id": "s1", "answer": "left", "scenario": "no_edit", "category": None, "source_benchmark": "drivebench"},
@@ -179,4 +179,4 @@ def test_every_problem_is_reported_at_once(tmp_path, refs):
 
 def test_unknown_benchmark_is_bad_input(tmp_path, refs):
     result = CliRunner().invoke(cli, ["validate", "nobench", "-r", str(refs), "-p", str(refs)])
-    assert result.exit_code == 2 and "no submission rules for benchmark 'nobench'" in result.output
+    assert result.exit_code == 2 and "unknown benchmark 'nobench'" in result.output

@@ -6,7 +6,7 @@ grid), `card` (dataset card), `croissant` (Croissant JSON-LD), `release` (versio
 `pipeline` (one publish end to end), `demo` (procedural demo rows), `command` (the CLI).
 """
 
-from builder.publish.movsafebench import movsafebench_rows_from_records
+from builder.movsafebench.publisher import movsafebench_rows_from_records
 from builder.publish.pipeline import PublishResult, publish
 from builder.publish.shards import write_config
 

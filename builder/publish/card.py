@@ -138,9 +138,22 @@ def _environment():
 
         raise BadInput("jinja2 is not installed", fix='pip install -e ".[publish]"') from None
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("builder.publish", "templates"),
+        loader=jinja2.FunctionLoader(_package_template),
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
     )
+
+
+def _package_template(name: str):
+    """`package:file` -> (source, filename, uptodate) from the package's data (works from a wheel)."""
+    from importlib import resources
+
+    package, _, file = name.partition(":")
+    if not file:
+        return None
+    source = resources.files(package).joinpath(file)
+    if not source.is_file():
+        return None
+    return source.read_text(encoding="utf-8"), str(source), lambda: True
 
 
 def card_template(publisher: Publisher):

@@ -13,9 +13,6 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 
-# Benchmarks whose dataset repo must never carry image data.
-ANNOTATIONS_ONLY_BENCHMARKS: frozenset[str] = frozenset({"bd_hazardvlm"})
-
 
 def image_columns(features: Any, prefix: str = "") -> list[str]:
     """Dotted names of every `datasets.Image` feature in `features`, nested ones included."""
@@ -35,9 +32,10 @@ def image_columns(features: Any, prefix: str = "") -> list[str]:
     return found
 
 
-def refuse_images_if_annotations_only(benchmark: str, features: Any, *, allows_images: bool = True) -> None:
-    """Raise BadInput when an annotations-only benchmark (BD-HazardVLM) would publish an image column."""
-    if benchmark in ANNOTATIONS_ONLY_BENCHMARKS or not allows_images:
+def refuse_images_if_annotations_only(benchmark: str, features: Any, *, allows_images: bool) -> None:
+    """Raise BadInput when an annotations-only benchmark (its publisher's `allows_images` is false, as for
+    BD-HazardVLM) would publish an image column."""
+    if not allows_images:
         columns = image_columns(features)
         if columns:
             raise BadInput(
@@ -49,7 +47,7 @@ def refuse_images_if_annotations_only(benchmark: str, features: Any, *, allows_i
             )
 
 
-def refuse_image_files(benchmark: str, repo_dir: str | Path, files: Iterable[Path]) -> None:
+def refuse_image_files(benchmark: str, repo_dir: str | Path, files: Iterable[Path], *, allows_images: bool) -> None:
     """Raise BadInput when a Parquet file that would be released carries an image column.
 
     The features check above covers what the publisher writes; this one covers what else lies in the
@@ -59,7 +57,7 @@ def refuse_image_files(benchmark: str, repo_dir: str | Path, files: Iterable[Pat
     import datasets
     import pyarrow.parquet as pq
 
-    if benchmark not in ANNOTATIONS_ONLY_BENCHMARKS:
+    if allows_images:
         return
     for file in files:
         if Path(file).suffix != ".parquet":

@@ -76,15 +76,15 @@ DEMO_WORK_DIR = Path("out") / "demo" / "forge"
 
 
 def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
-    """Demo rows: from the publisher's bundled demo input, or for MovSafeBench the HazardForge demo run on
-    synthetic scenes (kept resumable in out/demo/forge/)."""
+    """Demo rows: from the publisher's bundled demo input, or its demo generator (MovSafeBench: the
+    HazardForge demo run on synthetic scenes, kept resumable in out/demo/forge/)."""
     if publisher.demo_input is not None:
+        if not publisher.demo_input.exists():
+            raise BadInput(f"demo input {publisher.demo_input} not found here", field="--input",
+                           fix="run from a hazardkit checkout (its manifests/ folder), or pass --input")
         return publisher.rows_from_input(publisher.demo_input)
-    if publisher.name == "movsafebench":
-        from builder.hazardforge.demo import build_demo
-        from builder.publish.movsafebench import rows_from_input
-
-        return rows_from_input(build_demo(DEMO_WORK_DIR, progress=True)["records"])
+    if publisher.demo_rows is not None:
+        return publisher.demo_rows(DEMO_WORK_DIR)
     raise BadInput(f"no built-in demo data for {publisher.name}", field="--input", fix="pass --input")
 
 
@@ -130,7 +130,8 @@ def publish(
     local = local_paths(publisher)
     # a stray image Parquet elsewhere in the folder would be uploaded with the release: refuse up front
     replaced = (repo_dir / "data" / config).resolve()
-    refuse_image_files(publisher.name, repo_dir, [f for f in release.release_files(repo_dir, local)
+    refuse_image_files(publisher.name, repo_dir, allows_images=publisher.allows_images,
+                       files=[f for f in release.release_files(repo_dir, local)
                                                   if not f.resolve().is_relative_to(replaced)])
 
     previous = release.load_manifest(repo_dir) or {}
@@ -190,7 +191,8 @@ def publish(
     config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
     release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
                            history=history, known_hashes=hashes, configs=config_ids, exclude=local)
-    refuse_image_files(publisher.name, repo_dir, release.release_files(repo_dir, local))  # and once more at the end
+    refuse_image_files(publisher.name, repo_dir, release.release_files(repo_dir, local),  # and once more at the end
+                       allows_images=publisher.allows_images)
 
     problems = [str(p) for p in card_mod.check_card(repo_dir, publisher, expected_header=header)]
     problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]

@@ -3,12 +3,13 @@
 A publisher is a declaration, like a benchmark spec: the repo folder name, the features, how to turn
 an input (file or folder) into rows sorted by id, whether images may be published, and what the card
 says about the data (licences, sources, citation). The machinery in this package (shards, card,
-Croissant, release) is generic over it. MovSafeBench, BD-HazardVLM and SafeRelBench are registered here.
+Croissant, release) is generic over it. Each benchmark's publisher lives in its builder folder
+(`builder/<name>/publisher.py`) and is named by its registry entry (`eval_kit.registry`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,7 @@ class Publisher:
     count_columns: tuple[str, ...] = ()
     # config names whose data are demo data (never the benchmark); the card says so
     demo_configs: tuple[str, ...] = ("demo",)
-    template: str = "card.md"
+    template: str = ""  # the card's jinja2 template as `package:file` (package data beside the publisher)
     # configs built locally next to the published ones and never uploaded (BD-HazardVLM: the reconstructed
     # images): config name -> its data_files pattern in the card's YAML, listed after the published configs
     local_configs: dict[str, str] = field(default_factory=dict)
@@ -62,6 +63,8 @@ class Publisher:
     default_config: str | None = None
     # input used for a demo config when --input is not given (None: a built-in generator, MovSafeBench)
     demo_input: Path | None = None
+    # demo_rows(work_dir) -> rows, for a demo config built by a generator instead of read from an input
+    demo_rows: Callable[[Path], Iterable[dict[str, Any]]] | None = None
     # attachments(config, input_path) -> {path in the repo: source file}: files published beside the
     # shards (BD-HazardVLM: the image manifest); copied before the card, listed in Croissant and the manifest
     attachments: Callable[[str, Path | None], dict[str, Path]] | None = None
@@ -70,44 +73,22 @@ class Publisher:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-_REGISTRY: dict[str, Callable[[], Publisher]] = {}
-# CLI spellings (`hazardkit publish bd-hazardvlm`) -> registry names (the dataset folder names)
-ALIASES: dict[str, str] = {"bd-hazardvlm": "bd_hazardvlm"}
-
-
-def register(name: str, factory: Callable[[], Publisher]) -> None:
-    """Make a publisher available to `hazardkit publish NAME`."""
-    _REGISTRY[name] = factory
-
-
 def publisher_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    """Benchmarks that have a publisher, by Python spelling."""
+    from eval_kit import registry
+
+    return [b.name for b in registry.benchmarks() if b.publisher]
 
 
 def get_publisher(name: str) -> Publisher:
-    """The publisher for a benchmark name; an unknown name is bad input listing the known ones."""
-    _load_builtin()
-    name = ALIASES.get(name, name)
-    if name not in _REGISTRY:
+    """The publisher of a registered benchmark (either spelling); an unknown name is bad input."""
+    from eval_kit import registry
+
+    bench = registry.find(name)
+    if bench is None or not bench.publisher:
         raise BadInput(f"no publisher for benchmark {name!r}", field="BENCHMARK",
-                       fix=f"use one of: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]()
-
-
-def _load_builtin() -> None:
-    if "movsafebench" not in _REGISTRY:
-        from builder.publish import movsafebench
-
-        register("movsafebench", movsafebench.movsafebench_publisher)
-    if "bd_hazardvlm" not in _REGISTRY:
-        from builder.publish import bd_hazardvlm
-
-        register("bd_hazardvlm", bd_hazardvlm.bd_hazardvlm_publisher)
-    if "saferelbench" not in _REGISTRY:
-        from builder.publish import saferelbench
-
-        register("saferelbench", saferelbench.saferelbench_publisher)
+                       fix=f"use one of: {', '.join(publisher_names())}")
+    return registry.resolve(bench.publisher)()
 
 
 def local_paths(publisher: Publisher) -> tuple[str, ...]:

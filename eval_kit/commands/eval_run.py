@@ -62,19 +62,21 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
     settings): re-running never redoes or duplicates a finished sample, and a torn last line from a
     crash is cut off. Afterwards `hazardkit score run RUNDIR` scores it, offline, as often as needed.
     """
-    from eval_kit.runners import harness, registry
+    from eval_kit import registry
+    from eval_kit.runners import harness
     from eval_kit.runners.backends.base import BackendError
     from eval_kit.runners.backends.factory import make_backend
 
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
                               variant=variant, images=images)
-    if text_only and task.name == "saferelbench":
-        click.echo("note: SafeRelBench prompts carry no image, so this run is the same as without --text-only",
+    bench = registry.get(benchmark)
+    if text_only and not bench.has_images:
+        click.echo(f"note: {bench.title} prompts carry no image, so this run is the same as without --text-only",
                    err=True)
     incomplete = getattr(task, "incomplete_reconstruction", lambda: [])()
     for partial in incomplete:
         click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
-                   f"{partial.get('expected')} images): a run on it is not a BD-HazardVLM result", err=True)
+                   f"{partial.get('expected')} images): a run on it is not a {bench.title} result", err=True)
     engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
                           max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
                           concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device)

@@ -25,10 +25,10 @@ def validate_command(benchmark: str, references: Path, predictions: Path, metada
     """Check a submission against the references: schema, labels, duplicates, unknown and missing ids,
     and (with --metadata) benchmark, version and dataset revision. Lists every problem; exit 2 if any.
     """
-    from eval_kit.leaderboard import checkers
+    from eval_kit.leaderboard.checker import checker_for
     from eval_kit.leaderboard.validate import validate_submission
 
-    checker = checkers.get(benchmark)
+    checker = checker_for(benchmark)
     problems, n = validate_submission(checker, references, predictions, metadata=metadata, config=config,
                                       dataset_revision=dataset_revision)
     if problems:

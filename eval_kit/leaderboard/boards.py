@@ -7,6 +7,7 @@ benchmark still renders with a generic board (headline `accuracy`, every `by_*` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 
@@ -42,72 +43,18 @@ class Board:
     extra: dict = field(default_factory=dict)
 
 
-def _movsafebench() -> Board:
-    from eval_kit.benchmarks import movsafebench as spec
-
-    return Board(
-        benchmark="movsafebench", title="MovSafeBench", headline_label="Total accuracy (edited images)",
-        breakdowns=(("by_scenario", "Accuracy by scenario (paper table 3)", spec.SCENARIOS),
-                    ("by_category", "Accuracy by object category (paper table 4)", spec.CATEGORIES),
-                    ("by_group", "Normal vs anomalous objects", spec.CATEGORY_GROUPS),
-                    ("by_source", "Accuracy by source benchmark (paper table 5)", spec.SOURCE_BENCHMARKS)),
-        plots=("by_scenario", "by_category"),
-        counters=(("unparsed", "Unparsed"), ("missing", "Missing")),
-        note="Total = accuracy over edited images (no_edit excluded). 95% CI: cluster bootstrap over source "
-             "images. Significance: exact McNemar on paired per-sample correctness, Holm-adjusted.",
-    )
-
-
-def _bd_hazardvlm() -> Board:
-    from eval_kit.benchmarks import bd_hazardvlm as spec
-
-    return Board(
-        benchmark="bd_hazardvlm", title="BD-HazardVLM", headline="category.accuracy",
-        headline_label="Category accuracy",
-        columns=(("category.macro_f1", "Category macro-F1 (%)"), ("timing.accuracy", "Timing acc. (%)"),
-                 ("severity.accuracy", "Severity acc. (%)"), ("severity.high_recall", "High-severity recall (%)"),
-                 ("hazard_presence.accuracy", "Hazard acc. (%)"), ("actions.mean_jaccard", "Action Jaccard (%)"),
-                 ("hallucination_trap.recall", "Hallucination-trap recall (%)"),
-                 ("western_bias_trap.recall", "Western-bias-trap recall (%)"),
-                 ("schema.valid_rate", "Schema-valid (%)")),
-        counters=(("schema.retry_count", "Format retries"),),
-        breakdowns=(("category.per_class_recall", "Recall by hazard category (paper section 5)", spec.CATEGORIES),
-                    ("timing.per_class_recall", "Recall by risk timing", spec.TIMINGS),
-                    ("severity.per_class_recall", "Recall by severity", spec.SEVERITIES)),
-        plots=("category.per_class_recall",),
-        significance=(("correct", "category"), ("timing", "risk timing"), ("severity", "severity")),
-        note="Category accuracy and macro-F1 over all images (an unparsable or missing field is wrong). 95% CI: "
-             "bootstrap over images. Trap recall: share of human-flagged trap images the model flagged itself. "
-             "Significance: exact McNemar on paired per-image correctness, Holm-adjusted within each task "
-             "(paper section 5).",
-    )
-
-
-def _saferelbench() -> Board:
-    from eval_kit.benchmarks import saferelbench as spec
-
-    return Board(
-        benchmark="saferelbench", title="SafeRelBench", headline="SSR", headline_label="SSR (task + safety)",
-        columns=(("SR", "SR (%)"), ("SRec", "SRec (%)"), ("SSR/SR", "SSR/SR (%)")),
-        counters=(("unparsed", "Unparsed"), ("missing", "Missing")),
-        breakdowns=(("by_relation", "SR by relation", spec.RELATIONS, "SR"),
-                    ("by_relation", "SSR by relation", spec.RELATIONS, "SSR"),
-                    ("by_relation", "SRec by relation", spec.RELATIONS, "SRec"),
-                    ("by_relation_split", "SSR by relation, spatial vs control",
-                     tuple(f"{r}/{s}" for r in spec.RELATIONS for s in spec.SPLITS), "SSR"),
-                    ("by_risk_type", "SSR by risk type", spec.RISK_TYPES, "SSR")),
-        plots=("by_relation:SSR",),
-        significance=(("correct", "SSR"), ("success", "SR")),
-        note="SR: task success; SSR: task success with every applicable safety goal satisfied; SRec: satisfied "
-             "applicable safety goals on successful episodes. One row per model and prompt variant. 95% CI: "
-             "bootstrap over matched spatial/control pairs. Significance: exact McNemar on paired per-episode "
-             "outcomes, Holm-adjusted.",
-    )
-
-
-BOARDS: dict[str, Board] = {"movsafebench": _movsafebench(), "bd_hazardvlm": _bd_hazardvlm(),
-                            "saferelbench": _saferelbench()}
-
-
 def board_for(benchmark: str) -> Board:
-    return BOARDS.get(benchmark) or Board(benchmark=benchmark, title=benchmark)
+    """The registered benchmark's board; an unknown benchmark renders with a generic board (headline `accuracy`)."""
+    from eval_kit import registry
+
+    bench = registry.find(benchmark)
+    if bench is None or not bench.board:
+        return Board(benchmark=benchmark, title=benchmark)
+    return _board(bench.name)
+
+
+@cache
+def _board(name: str) -> Board:
+    from eval_kit import registry
+
+    return registry.get(name).part("board")()

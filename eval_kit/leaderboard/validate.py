@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval_kit.leaderboard.checkers import SubmissionChecker
+from eval_kit.leaderboard.checker import SubmissionChecker
 from eval_kit.schemas import validator
 
 _BOM = b"\xef\xbb\xbf"

@@ -17,7 +17,7 @@ from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
 from eval_kit.runners.backends.base import Backend
 from eval_kit.runners.rawlog import RawLog, request_key
-from eval_kit.runners.task import Message, Sample, Task, generic_prediction_line, prompt_text
+from eval_kit.runners.task import Message, Request, Task, generic_prediction_line, prompt_text
 
 RAW_LOG = "raw.jsonl"
 RUN_FILE = "run.json"
@@ -63,8 +63,8 @@ def _check_run_file(out: Path, identity: dict[str, Any], data: str | None) -> No
     atomic_write_json(path, {"identity": identity, "data": data})
 
 
-def _batches(samples: Iterator[Sample], size: int) -> Iterator[list[Sample]]:
-    batch: list[Sample] = []
+def _batches(samples: Iterator[Request], size: int) -> Iterator[list[Request]]:
+    batch: list[Request] = []
     for s in samples:
         batch.append(s)
         if len(batch) == size:
@@ -96,9 +96,9 @@ def _progress(enabled: bool, total: int | None, console=None):
                     transient=False, console=console)
 
 
-def retry_sample(sample: Sample, messages: list[Message]) -> Sample:
+def retry_sample(sample: Request, messages: list[Message]) -> Request:
     """The same sample (id, images) asked again with the task's formatting-repair messages."""
-    return Sample(id=sample.id, messages=messages, images=sample.images, label=sample.label, variant=sample.variant)
+    return Request(id=sample.id, messages=messages, images=sample.images, label=sample.label, variant=sample.variant)
 
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
@@ -117,7 +117,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     generated = skipped = repaired = 0
     started = time.perf_counter()
 
-    def keyed(samples: Iterator[Sample]) -> Iterator[Sample]:
+    def keyed(samples: Iterator[Request]) -> Iterator[Request]:
         nonlocal skipped
         for s in samples:
             if s.id in seen:

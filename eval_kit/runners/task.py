@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 # Messages use the Hugging Face chat format: {"role": ..., "content": [{"type": "text", "text": ...},
-# {"type": "image"}]}. An {"type": "image"} part stands for the next image of `Sample.images`, in order;
+# {"type": "image"}]}. An {"type": "image"} part stands for the next image of `Request.images`, in order;
 # each backend turns it into what its API wants (a PIL image, a data URL, vLLM multi-modal data).
 Message = dict[str, Any]
 
 
 @dataclass
-class Sample:
+class Request:
     """One request to a model. `images` are PIL images, decoded lazily by the task's iterator."""
 
     id: str
@@ -70,13 +70,13 @@ class Task:
         self.variant = variant
 
     # --- the declaration ------------------------------------------------------------------------
-    def samples(self, *, limit: int | None = None, text_only: bool = False) -> Iterator[Sample]:
+    def samples(self, *, limit: int | None = None, text_only: bool = False) -> Iterator[Request]:
         raise NotImplementedError
 
     def parse(self, response: str | None) -> Any:
         raise NotImplementedError
 
-    def repair(self, sample: Sample, response: str) -> list[Message] | None:
+    def repair(self, sample: Request, response: str) -> list[Message] | None:
         return None
 
     def answer_text(self, label: Any) -> str:
@@ -85,7 +85,7 @@ class Task:
     def label_space(self) -> Sequence[Any]:
         raise NotImplementedError
 
-    def baseline_answer(self, sample: Sample, label: Any) -> str:
+    def baseline_answer(self, sample: Request, label: Any) -> str:
         return self.answer_text(label)
 
     def prediction_line(self, record: dict[str, Any], prediction: Any) -> dict[str, Any]:
@@ -125,3 +125,10 @@ def content_revision(files: Sequence[Path]) -> str:
             for chunk in iter(lambda h=handle: h.read(1 << 20), b""):
                 digest.update(chunk)
     return "sha256:" + digest.hexdigest()[:16]
+
+
+def default_data(benchmark: str) -> Path:
+    """The benchmark's local dataset folder when a task is built without `data` (see `Benchmark.default_data`)."""
+    from eval_kit import registry
+
+    return registry.get(benchmark).default_data()

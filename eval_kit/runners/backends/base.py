@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eval_kit.runners.task import Message, Sample
+from eval_kit.runners.task import Message, Request
 
 
 class BackendError(RuntimeError):
@@ -13,14 +13,14 @@ class BackendError(RuntimeError):
 
 
 class Backend:
-    """Generate one response per Sample, greedily. `settings()` is hashed into every request key."""
+    """Generate one response per Request, greedily. `settings()` is hashed into every request key."""
 
     name: str = ""
 
     def settings(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def generate(self, samples: Sequence[Sample]) -> list[str]:
+    def generate(self, samples: Sequence[Request]) -> list[str]:
         raise NotImplementedError
 
     def close(self) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.runners.backends.base import Backend
-from eval_kit.runners.task import Sample, Task
+from eval_kit.runners.task import Request, Task
 
 KINDS = ("random", "majority", "fixed")
 
@@ -49,11 +49,11 @@ class BaselineBackend(Backend):
         return {"baseline": self.kind, "seed": self.seed if self.kind == "random" else None,
                 "answer": None if self.answer is None else str(self.answer)}
 
-    def _pick(self, sample: Sample) -> Any:
+    def _pick(self, sample: Request) -> Any:
         if self.kind == "random":
             # seeded by (seed, id): the same sample gets the same answer in any order, resumed or not
             return random.Random(f"{self.seed}:{sample.id}").choice(self.space)
         return self.answer
 
-    def generate(self, samples: Sequence[Sample]) -> list[str]:
+    def generate(self, samples: Sequence[Request]) -> list[str]:
         return [self.task.baseline_answer(s, self._pick(s)) for s in samples]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eval_kit.runners.backends.base import Backend, fill_images, limit_pixels
-from eval_kit.runners.task import Sample
+from eval_kit.runners.task import Request
 
 
 class TransformersBackend(Backend):
@@ -55,18 +55,18 @@ class TransformersBackend(Backend):
     def settings(self) -> dict[str, Any]:
         return {"do_sample": False, "max_new_tokens": self.max_new_tokens, "max_pixels": self.max_pixels}
 
-    def conversation(self, sample: Sample) -> list[dict[str, Any]]:
+    def conversation(self, sample: Request) -> list[dict[str, Any]]:
         return fill_images(sample.messages, sample.images,
                            lambda img: {"type": "image", "image": limit_pixels(img, self.max_pixels)})
 
-    def inputs(self, samples: Sequence[Sample]):
+    def inputs(self, samples: Sequence[Request]):
         """The batch as model inputs: chat template applied, images capped, left-padded."""
         return self.processor.apply_chat_template(
             [self.conversation(s) for s in samples], tokenize=True, add_generation_prompt=True,
             return_dict=True, return_tensors="pt", processor_kwargs={"padding": True},
         ).to(self.device)
 
-    def generate(self, samples: Sequence[Sample]) -> list[str]:
+    def generate(self, samples: Sequence[Request]) -> list[str]:
         inputs = self.inputs(samples)
         with self.torch.inference_mode():
             out = self.model.generate(**inputs, do_sample=False, max_new_tokens=self.max_new_tokens)

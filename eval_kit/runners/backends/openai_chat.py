@@ -15,7 +15,7 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.runners.backends.base import Backend, BackendError, fill_images, limit_pixels
-from eval_kit.runners.task import Sample
+from eval_kit.runners.task import Request
 
 
 def data_url(image, max_pixels: int | None) -> str:
@@ -50,11 +50,11 @@ class OpenAIBackend(Backend):
     def settings(self) -> dict[str, Any]:
         return {"temperature": 0.0, "max_tokens": self.max_new_tokens, "max_pixels": self.max_pixels}
 
-    def request_messages(self, sample: Sample) -> list[dict[str, Any]]:
+    def request_messages(self, sample: Request) -> list[dict[str, Any]]:
         return fill_images(sample.messages, sample.images,
                            lambda img: {"type": "image_url", "image_url": {"url": data_url(img, self.max_pixels)}})
 
-    def _one(self, sample: Sample) -> str:
+    def _one(self, sample: Request) -> str:
         try:
             reply = self.client.chat.completions.create(
                 model=self.model, messages=self.request_messages(sample), temperature=0.0,
@@ -69,7 +69,7 @@ class OpenAIBackend(Backend):
             raise BackendError(f"sample {sample.id}: the server returned no choices")
         return reply.choices[0].message.content or ""
 
-    def generate(self, samples: Sequence[Sample]) -> list[str]:
+    def generate(self, samples: Sequence[Request]) -> list[str]:
         return list(self.pool.map(self._one, samples))
 
     def close(self) -> None:

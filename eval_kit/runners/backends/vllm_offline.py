@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from eval_kit.runners.backends.base import Backend, fill_images, limit_pixels
-from eval_kit.runners.task import Sample
+from eval_kit.runners.task import Request
 
 
 class VLLMBackend(Backend):
@@ -42,7 +42,7 @@ class VLLMBackend(Backend):
     def settings(self) -> dict[str, Any]:
         return {"temperature": 0.0, "max_tokens": self.max_new_tokens, "max_pixels": self.max_pixels}
 
-    def request(self, sample: Sample) -> dict[str, Any]:
+    def request(self, sample: Request) -> dict[str, Any]:
         """One `LLM.generate` input: the templated prompt plus the (size-capped) images."""
         prompt = self.render_prompt(fill_images(sample.messages, sample.images, lambda _img: {"type": "image"}))
         request: dict[str, Any] = {"prompt": prompt}
@@ -51,6 +51,6 @@ class VLLMBackend(Backend):
             request["multi_modal_data"] = {"image": images if len(images) > 1 else images[0]}
         return request
 
-    def generate(self, samples: Sequence[Sample]) -> list[str]:
+    def generate(self, samples: Sequence[Request]) -> list[str]:
         outputs = self.llm.generate([self.request(s) for s in samples], self.params, use_tqdm=False)
         return [out.outputs[0].text for out in outputs]

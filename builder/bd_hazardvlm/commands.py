@@ -1,0 +1,83 @@
+"""`hazardkit reconstruct bd-hazardvlm`: rebuild BD-HazardVLM locally from a manifest and your source copies."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from eval_kit.clikit import HazardkitGroup
+from eval_kit.errors import BadInput
+
+
+@click.group(cls=HazardkitGroup)
+def reconstruct() -> None:
+    """Rebuild a benchmark locally from its manifest and your own copies of the source datasets."""
+
+
+@reconstruct.command("bd-hazardvlm")
+@click.option("--manifest", type=click.Path(path_type=Path), help="Image manifest (JSON Lines).")
+@click.option("--annotations", type=click.Path(path_type=Path), help="Annotation records (JSON Lines or Parquet).")
+@click.option("--source", "sources", multiple=True, metavar="NAME=DIR",
+              help="Root of your copy of a source dataset: rsud20k=DIR, tfp-bd=DIR (repeat).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("bd_hazardvlm"), show_default=True,
+              help="Dataset folder; the Parquet and report go to OUT/reconstructed/ (OUT/data/demo/ with --demo).")
+@click.option("--allow-missing", is_flag=True,
+              help="Write the images that passed even when some are missing or wrong (marked incomplete).")
+@click.option("--max-pixels", type=click.IntRange(min=1), default=None,
+              help="Refuse images with more pixels than this (decompression bombs). Default 40,000,000.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Parallel file checks (default: up to 4).")
+@click.option("--demo", is_flag=True,
+              help="Use the bundled demo manifest, annotations and synthetic images; writes config `demo`.")
+def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, sources: tuple[str, ...], out: Path,
+                             allow_missing: bool, max_pixels: int | None, workers: int | None, demo: bool) -> None:
+    """Verify every image's sha256 against the manifest, join the annotations and write local Parquet.
+
+    Exits 2 listing every missing, tampered or unsafe file with its fix, unless --allow-missing; a partial
+    result is marked incomplete in the report and in the Parquet metadata. Images are never published.
+    """
+    from builder.bd_hazardvlm import reconstruct as rec
+
+    config = "reconstructed"
+    if demo:
+        config = "demo"
+        manifest = manifest or rec.DEMO_DIR / "image_manifest.jsonl"
+        annotations = annotations or rec.DEMO_DIR / "annotations.jsonl"
+        sources = sources or tuple(f"{s}={rec.DEMO_DIR / 'sources' / s}" for s in ("rsud20k", "tfp_bd"))
+    if manifest is None or annotations is None:
+        raise BadInput("--manifest and --annotations are required", fix="or pass --demo for the bundled demo")
+    pairs: dict[str, str] = {}
+    for item in sources:
+        name, sep, directory = item.partition("=")
+        if not sep or not name or not directory:
+            raise BadInput(f"--source {item!r} is not NAME=DIR", field="--source",
+                           fix="e.g. --source rsud20k=/data/rsud20k")
+        if name.lower().replace("-", "_") in {n.lower().replace("-", "_") for n in pairs}:
+            raise BadInput(f"--source {name} given twice", field="--source", fix="give each source dataset once")
+        pairs[name] = directory
+    if not pairs:
+        raise BadInput("no --source given", field="--source", fix="pass --source rsud20k=DIR --source tfp-bd=DIR")
+
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=not sys.stderr.isatty(), console=None) as progress:
+        task = progress.add_task("checking images", total=None)
+        report = rec.reconstruct(
+            manifest, annotations, pairs, out, config=config, allow_missing=allow_missing,
+            max_pixels=max_pixels or rec.DEFAULT_MAX_PIXELS, workers=workers,
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    report_path = rec.output_dir(out, config) / rec.REPORT_NAME
+    for problem in report.problems:
+        click.echo(f"problem: {problem.line()}", err=True)
+    if report.complete:
+        click.echo(f"reconstructed {report.reconstructed}/{report.expected} images in {report.seconds:.1f} s: "
+                   f"{report.parquet} (report: {report_path})")
+        return
+    if not allow_missing:
+        raise BadInput(f"{len(report.problems)} of {report.expected} images missing or invalid (listed above); "
+                       f"nothing written except the report {report_path}",
+                       path=manifest, fix="fix the files, or pass --allow-missing for an incomplete build")
+    click.echo(f"INCOMPLETE: reconstructed {report.reconstructed}/{report.expected} images: {report.parquet} "
+               f"(marked complete=false; report: {report_path})", err=True)

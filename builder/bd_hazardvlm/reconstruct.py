@@ -1,0 +1,334 @@
+"""Rebuild BD-HazardVLM locally from the image manifest and the user's own copies of RSUD20K and TFP-BD.
+
+The source images are never redistributed (paper section 3), so the release ships a manifest that pins
+every image by path, byte size, sha256 and dimensions. This module checks each file against it, refuses
+anything unsafe (paths escaping the source roots, symlinks out, decompression bombs), joins the
+annotations and writes a local Parquet with the images embedded (config `reconstructed`) plus a report.
+A partial result is written only when asked for (`allow_missing`) and is marked incomplete everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from eval_kit.bd_hazardvlm import spec
+from eval_kit.errors import BadInput
+from eval_kit.jsonl import atomic_write_json, iter_jsonl
+from eval_kit.schemas import first_error
+
+DEFAULT_MAX_PIXELS = 40_000_000  # far above any source frame (RSUD20K / TFP-BD are video-sized), far below a bomb
+PARQUET_NAME = "test-00000-of-00001.parquet"
+REPORT_NAME = "report.json"
+ROW_GROUP_SIZE = 100  # the `datasets` default for image rows: keeps row groups a few tens of MB
+
+# problem kind -> what the user should do about it
+FIXES: dict[str, str] = {
+    "no_source": "pass --source {source}=DIR pointing at your copy of {name}",
+    "missing": "download {name} from its official repository and place the file at this path under the root",
+    "size_mismatch": "the file differs from the release: re-download the original {name} image (do not re-encode)",
+    "sha256_mismatch": "the file differs from the release: re-download the original {name} image (do not re-encode)",
+    "unsafe_path": "the manifest path must be relative and stay inside the source root; use the official manifest",
+    "symlink_escape": "replace the symlink with the real file inside the {name} root",
+    "not_a_file": "this path must be a regular image file",
+    "decompression_bomb": "the image is larger than --max-pixels; this is not a {name} frame, re-download it",
+    "unreadable_image": "the file is not a readable image; re-download the original {name} image",
+    "unreadable_file": "check that the file and its folders are readable by you",
+    "dimension_mismatch": "the image's size differs from the manifest; re-download the original {name} image",
+}
+
+
+@dataclass
+class FileProblem:
+    """One image that could not be reconstructed, and the fix."""
+
+    id: str
+    source_dataset: str
+    path: str
+    kind: str
+    detail: str
+    fix: str
+
+    def line(self) -> str:
+        return f"{self.id} [{self.source_dataset}] {self.path}: {self.kind}: {self.detail} ({self.fix})"
+
+
+@dataclass
+class ReconstructReport:
+    """What a reconstruction did; written as JSON beside the Parquet and returned to the caller."""
+
+    config: str
+    complete: bool
+    expected: int
+    reconstructed: int
+    problems: list[FileProblem] = field(default_factory=list)
+    parquet: str | None = None
+    manifest: str = ""
+    annotations: str = ""
+    sources: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["problem_counts"] = {k: sum(p.kind == k for p in self.problems) for k in FIXES
+                                 if any(p.kind == k for p in self.problems)}
+        return out
+
+
+@dataclass
+class _Checked:
+    entry: dict[str, Any]
+    data: bytes | None = None
+    problem: FileProblem | None = None
+
+
+def parse_sources(pairs: Mapping[str, str | Path]) -> dict[str, Path]:
+    """`{"rsud20k": DIR, "tfp-bd": DIR}` -> canonical source names -> existing directories (BadInput otherwise)."""
+    roots: dict[str, Path] = {}
+    for raw_name, raw_dir in pairs.items():
+        name = raw_name.strip().lower().replace("-", "_")
+        if name not in spec.SOURCE_DATASETS:
+            raise BadInput(f"unknown source dataset {raw_name!r}", field="--source",
+                           fix=f"use one of {', '.join(s.replace('_', '-') for s in spec.SOURCE_DATASETS)}")
+        root = Path(raw_dir)
+        if not root.is_dir():
+            raise BadInput("source root is not a directory", path=root, field="--source",
+                           fix=f"point --source {raw_name}=DIR at your copy of {spec.SOURCE_NAMES[name]}")
+        roots[name] = root
+    return roots
+
+
+def load_manifest(path: str | Path) -> list[dict[str, Any]]:
+    """Image manifest entries (JSON Lines), validated against the schema; duplicate ids are bad input."""
+    entries: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for number, obj in iter_jsonl(path):
+        problem = first_error(spec.MANIFEST_SCHEMA, obj)
+        if problem is not None:
+            raise BadInput(problem[1], path=path, line=number, field=problem[0],
+                           fix="see manifests/schemas/bd_hazardvlm_image_manifest.schema.json")
+        if obj["id"] in seen:
+            raise BadInput(f"duplicate id {obj['id']!r} (first on line {seen[obj['id']]})", path=path,
+                           line=number, field="id")
+        seen[obj["id"]] = number
+        entries.append(obj)
+    return entries
+
+
+def safe_resolve(root: Path, relative: str) -> tuple[Path | None, str | None, str]:
+    """Resolve a manifest path under `root`; returns (path, problem kind, detail).
+
+    Refuses absolute paths, drive letters, backslashes and `..` before touching the disk, then refuses a
+    resolved path (symlinks followed) that leaves the resolved root.
+    """
+    pure = PurePosixPath(relative)
+    if (pure.is_absolute() or relative.startswith(("/", "~")) or "\\" in relative or ":" in pure.parts[0]
+            or any(part in ("..", "") for part in pure.parts)):
+        return None, "unsafe_path", f"path {relative!r} is absolute or escapes the source root"
+    candidate = root / pure
+    real_root = root.resolve()
+    real = candidate.resolve()
+    if not real.is_relative_to(real_root):
+        return None, "symlink_escape", f"resolves to {real}, outside the source root {real_root}"
+    return real, None, ""
+
+
+def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: int) -> _Checked:
+    """Every check for one manifest entry; the bytes are kept only when all pass."""
+    from PIL import Image
+
+    source = entry["source_dataset"]
+    name = spec.SOURCE_NAMES[source]
+
+    def fail(kind: str, detail: str) -> _Checked:
+        fix = FIXES[kind].format(source=source.replace("_", "-"), name=name)
+        return _Checked(entry, problem=FileProblem(entry["id"], source, entry["path"], kind, detail, fix))
+
+    if entry["width"] * entry["height"] > max_pixels:
+        return fail("decompression_bomb", f"manifest declares {entry['width']}x{entry['height']} pixels, "
+                                          f"over the limit of {max_pixels}")
+    root = roots.get(source)
+    if root is None:
+        return fail("no_source", f"no root given for {name}")
+    try:
+        real, kind, detail = safe_resolve(root, entry["path"])
+        if real is None:
+            return fail(kind, detail)
+        if not real.exists():
+            return fail("missing", "file not found")
+        if not real.is_file():
+            return fail("not_a_file", "not a regular file")
+        size = real.stat().st_size
+        if size != entry["bytes"]:
+            return fail("size_mismatch", f"{size} bytes, expected {entry['bytes']}")
+        data = real.read_bytes()
+    except FileNotFoundError:  # removed while we looked
+        return fail("missing", "file not found")
+    except OSError as exc:  # permissions, symlink loops, I/O errors
+        return fail("unreadable_file", f"{type(exc).__name__}: {exc.strerror or exc}")
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != entry["sha256"]:
+        return fail("sha256_mismatch", f"sha256 {digest[:12]}..., expected {entry['sha256'][:12]}...")
+    try:  # header only: Image.open does not decode pixels
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        return fail("decompression_bomb", str(exc))
+    except Exception as exc:  # PIL raises many types for corrupt files
+        return fail("unreadable_image", f"{type(exc).__name__}: {exc}")
+    if width * height > max_pixels:
+        return fail("decompression_bomb", f"{width}x{height} pixels, over the limit of {max_pixels}")
+    if (width, height) != (entry["width"], entry["height"]):
+        return fail("dimension_mismatch", f"{width}x{height}, expected {entry['width']}x{entry['height']}")
+    return _Checked(entry, data=data)
+
+
+def _join(entries: list[dict[str, Any]], records: dict[str, dict[str, Any]], manifest: Path) -> None:
+    """The manifest and annotations must describe the same images (a release inconsistency is bad input)."""
+    ids = {e["id"] for e in entries}
+    only_manifest = sorted(ids - set(records))
+    only_annotations = sorted(set(records) - ids)
+    if only_manifest or only_annotations:
+        detail = []
+        if only_manifest:
+            detail.append(f"{len(only_manifest)} manifest id(s) without annotation, e.g. {only_manifest[0]}")
+        if only_annotations:
+            detail.append(f"{len(only_annotations)} annotation id(s) without manifest entry, "
+                          f"e.g. {only_annotations[0]}")
+        raise BadInput("; ".join(detail), path=manifest, field="id",
+                       fix="use the manifest and annotations of the same release")
+    for e in entries:
+        rec = records[e["id"]]
+        if (rec["source_dataset"], rec["source_path"]) != (e["source_dataset"], e["path"]):
+            raise BadInput(f"{e['id']}: manifest says {e['source_dataset']}:{e['path']}, annotations say "
+                           f"{rec['source_dataset']}:{rec['source_path']}", path=manifest, field="path",
+                           fix="use the manifest and annotations of the same release")
+
+
+def _table(rows: list[tuple[dict[str, Any], dict[str, Any], bytes]], meta: dict[str, Any]):
+    """A pyarrow Table with the `datasets` features of the spec (ClassLabels as ints, images embedded)."""
+    import pyarrow as pa
+
+    schema = spec.arrow_schema(with_image=True)
+    index = {
+        "source_dataset": {n: i for i, n in enumerate(spec.SOURCE_DATASETS)},
+        "primary_hazard_category": {n: i for i, n in enumerate(spec.CATEGORIES)},
+        "risk_timing": {n: i for i, n in enumerate(spec.TIMINGS)},
+        "severity": {n: i for i, n in enumerate(spec.SEVERITIES)},
+    }
+    action_index = {n: i for i, n in enumerate(spec.ACTIONS)}
+    cols: dict[str, Any] = {name: [] for name in schema.names}
+    for entry, rec, _ in rows:
+        cols["id"].append(rec["id"])
+        cols["image_sha256"].append(entry["sha256"])
+        cols["defensive_actions"].append([action_index[a] for a in rec["defensive_actions"]])
+        for name in ("source_id", "source_path", "hazard_present", "evidence", "hallucination_trap",
+                     "western_bias_trap", "pilot"):
+            cols[name].append(rec[name])
+        for name, lut in index.items():
+            cols[name].append(lut[rec[name]])
+    # the image column from whole arrays: one copy of the bytes, no per-row Python dicts
+    names = [f"{rec['id']}{PurePosixPath(entry['path']).suffix.lower()}" for entry, rec, _ in rows]
+    cols["image"] = pa.StructArray.from_arrays(
+        [pa.array([data for _, _, data in rows], pa.binary()), pa.array(names, pa.string())],
+        fields=list(schema.field("image").type),
+    )
+    metadata = dict(schema.metadata or {})
+    metadata[b"hazardkit"] = json.dumps(meta).encode()
+    return pa.Table.from_pydict(cols, schema=schema.with_metadata(metadata))
+
+
+def _write_parquet(table, path: Path) -> None:
+    """Atomic Parquet write: a temporary file in the same folder, renamed when complete."""
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        # image bytes are already compressed (JPEG/PNG): compressing them again only costs time
+        # nor are min/max statistics of image bytes of any use: skip that pass over them
+        stats = [name for name in table.column_names if name != "image"]
+        pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="none", use_dictionary=False,
+                       write_statistics=stats)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def output_dir(out: str | Path, config: str) -> Path:
+    """Where a config's Parquet goes: `<out>/reconstructed/` (local only) or `<out>/data/demo/`."""
+    out = Path(out)
+    return out / "reconstructed" if config == "reconstructed" else out / "data" / config
+
+
+def reconstruct(
+    manifest: str | Path,
+    annotations: str | Path,
+    sources: Mapping[str, str | Path],
+    out: str | Path = "bd_hazardvlm",
+    *,
+    config: str = "reconstructed",
+    allow_missing: bool = False,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    workers: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ReconstructReport:
+    """Verify, join and write. Returns the report; the Parquet is written only when complete or allowed.
+
+    Raises BadInput for unusable inputs (bad manifest, annotations, sources). Per-image problems are
+    collected in the report, never raised, so the user sees all of them at once.
+    """
+    start = time.perf_counter()
+    roots = parse_sources(sources)
+    entries = load_manifest(manifest)
+    records = spec.load_annotations(annotations)
+    _join(entries, records, Path(manifest))
+    workers = workers or min(4, os.cpu_count() or 1)
+    checked: list[_Checked] = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # hashing and reads release the GIL
+        for done, result in enumerate(pool.map(lambda e: _check_entry(e, roots, max_pixels), entries), start=1):
+            checked.append(result)
+            if on_progress:
+                on_progress(done, len(entries))
+    problems = [c.problem for c in checked if c.problem is not None]
+    good = sorted((c for c in checked if c.problem is None), key=lambda c: c.entry["id"])
+    folder = output_dir(out, config)
+    report = ReconstructReport(
+        config=config, complete=not problems, expected=len(entries), reconstructed=len(good), problems=problems,
+        manifest=str(manifest), annotations=str(annotations), sources={k: str(v) for k, v in roots.items()},
+    )
+    if not problems or allow_missing:
+        meta = {"benchmark": spec.NAME, "config": config, "complete": report.complete,
+                "expected": report.expected, "reconstructed": report.reconstructed}
+        table = _table([(c.entry, records[c.entry["id"]], c.data) for c in good], meta)
+        parquet = folder / PARQUET_NAME
+        _write_parquet(table, parquet)
+        report.parquet = str(parquet)
+    report.seconds = time.perf_counter() - start
+    atomic_write_json(folder / REPORT_NAME, report.as_dict())
+    return report
+
+
+def read_completeness(parquet: str | Path) -> dict[str, Any] | None:
+    """The `hazardkit` metadata a reconstruction wrote into its Parquet (None for other files)."""
+    import pyarrow.parquet as pq
+
+    meta = (pq.read_schema(parquet).metadata or {}).get(b"hazardkit")
+    return json.loads(meta) if meta else None
+
+
+# The demo manifest, annotations and fake source folders of a hazardkit checkout (relative to the working
+# directory, as `make demo` runs).
+DEMO_DIR = Path("manifests") / "bd_hazardvlm" / "v1" / "demo"

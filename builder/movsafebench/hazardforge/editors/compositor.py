@@ -1,0 +1,199 @@
+"""CPU compositing editor: pastes an RGBA sprite into the mask with Poisson blending, no GPU or model needed.
+
+For machines without a GPU and for the demo. It reads the same prompts as the diffusion editors
+("Render a {category}, facing {direction}." [+ ", make the object smaller."]), so a plan runs unchanged:
+- size: perspective from the vanishing point. On a flat ground plane an object standing at image row y_b is
+  `real_height / camera_height * (y_b - y_horizon)` pixels tall; the horizon is the vanishing point's row, or
+  45 % of the image height when none is given. "make the object smaller" halves it. It is then shrunk to fit
+  the mask's box (the object must stay inside the mask to count as complete).
+- heading: side sprites face right and are flipped for "facing left"; forward/backward use front/back views.
+- blending: cv2.seamlessClone (normal clone) of the sprite alpha-composited over the destination, on a local
+  window padded with copyMakeBorder so objects crossing the image border (intrusion) work; written back only
+  under the mask, so pixels outside it are the input's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from builder.movsafebench.hazardforge.editors.base import check_inputs, mask_bbox
+from builder.movsafebench.hazardforge.editors.sprites import folder_sprites, load_cutout, procedural_sprite
+from builder.movsafebench.hazardforge.prompts import parse_prompt
+
+COMPOSITOR_VERSION = "1"
+DIRECTIONS = ("left", "right", "forward", "backward")
+# Typical real heights (metres) for the perspective size; the camera height defaults to a car's (~1.5 m).
+REAL_HEIGHT_M: dict[str, float] = {
+    "human": 1.7, "motorcycle": 1.2, "bicycle": 1.1, "cone": 0.7, "rocks": 0.4, "debris": 0.3,
+    "roadkill": 0.25, "dog": 0.6, "cat": 0.3, "deer": 1.3, "fox": 0.45, "pig": 0.7, "raccoon": 0.35,
+}
+
+@dataclass(frozen=True)
+class Placement:
+    """Where and how big the object was put, in the coordinates of the edited image."""
+
+    category: str
+    direction: str
+    is_far: bool
+    view: str
+    flipped: bool
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 of the sprite (may extend past the image edge)
+    horizon_y: float
+    sprite: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"category": self.category, "direction": self.direction, "is_far": self.is_far, "view": self.view,
+                "flipped": self.flipped, "box": list(self.box), "horizon_y": self.horizon_y, "sprite": self.sprite}
+
+
+class CompositingEditor:
+    """Editor protocol implementation that composites sprites (see module docstring)."""
+
+    def __init__(self, sprite_dir: str | Path | None = None, *, horizon_fraction: float = 0.45,
+                 camera_height_m: float = 1.5, far_scale: float = 0.5, fill: float = 0.9) -> None:
+        if sprite_dir is not None and not Path(sprite_dir).is_dir():
+            raise ValueError(f"sprite folder {sprite_dir} does not exist")
+        self.sprite_dir = Path(sprite_dir) if sprite_dir is not None else None
+        self.horizon_fraction = horizon_fraction
+        self.camera_height_m = camera_height_m
+        self.far_scale = far_scale
+        self.fill = fill
+
+    def provenance(self) -> dict[str, Any]:
+        sprites = "procedural"
+        revision = f"compositor-{COMPOSITOR_VERSION}"
+        if self.sprite_dir is not None:
+            digest = hashlib.sha256()
+            for p in sorted(self.sprite_dir.glob("*.png")):
+                digest.update(p.name.encode() + p.read_bytes())
+            sprites = str(self.sprite_dir)
+            revision += f"+sprites-{digest.hexdigest()[:16]}"
+        return {"editor": "compositor", "model_id": "hazardkit/compositor", "revision": revision,
+                "sprites": sprites, "horizon_fraction": self.horizon_fraction,
+                "camera_height_m": self.camera_height_m, "far_scale": self.far_scale, "blend": "cv2.seamlessClone"}
+
+    def _sprite(self, category: str, view: str, seed: int) -> tuple[np.ndarray, str, bool]:
+        """(RGBA sprite, its name, whether it is a side view) from the user folder when it has one."""
+        if self.sprite_dir is not None:
+            found = folder_sprites(self.sprite_dir, category, view)
+            if not found and view != "side":
+                found = folder_sprites(self.sprite_dir, category, "side")
+                view = "side"
+            if found:
+                path = found[seed % len(found)]
+                return load_cutout(path), path.name, view == "side"
+        return procedural_sprite(category, view, seed), f"procedural:{category}:{view}", view == "side"
+
+    def edit(self, image: Image.Image, mask: np.ndarray, prompt: str, seed: int, *,
+             vanishing_point: tuple[float, float] | None = None) -> Image.Image:
+        return self.edit_with_placement(image, mask, prompt, seed, vanishing_point=vanishing_point)[0]
+
+    def edit_with_placement(self, image: Image.Image, mask: np.ndarray, prompt: str, seed: int, *,
+                            vanishing_point: tuple[float, float] | None = None) -> tuple[Image.Image, Placement]:
+        """The edit plus where the object went (for provenance and tests)."""
+        import cv2
+
+        mask = check_inputs(image, mask)
+        category, direction, is_far = parse_prompt(prompt)
+        rng = np.random.default_rng(seed)
+        view = {"left": "side", "right": "side", "forward": "front", "backward": "back"}[direction]
+        sprite, sprite_name, is_side = self._sprite(category, view, seed)
+        flipped = is_side and direction == "left"
+        if flipped:
+            sprite = sprite[:, ::-1]
+        H = image.height
+        horizon = float(vanishing_point[1]) if vanishing_point is not None else self.horizon_fraction * H
+        x0, y0, x1, y1 = mask_bbox(mask)
+        box_w, box_h = x1 - x0, y1 - y0
+        bottom = y1 - int(rng.integers(0, max(1, box_h // 10)))
+        height = REAL_HEIGHT_M[category] / self.camera_height_m * (bottom - horizon)
+        if height < 8:  # mask at or above the horizon: no ground-plane size, fill the box instead
+            height = box_h * self.fill
+        if is_far:
+            height *= self.far_scale
+        aspect = sprite.shape[1] / sprite.shape[0]
+        height = min(height, box_h * self.fill, box_w * self.fill / aspect)
+        sh = max(6, round(height))
+        sw = max(4, round(sh * aspect))
+        sprite = cv2.resize(np.ascontiguousarray(sprite), (sw, sh), interpolation=cv2.INTER_AREA)
+        room = max(0, box_w - sw)
+        left = x0 + (room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2)
+        top = bottom - sh
+        top = max(y0, top)
+        out = np.array(image)
+        patch, (bx0, by0, bx1, by1) = _poisson_paste(out, sprite, left, top)
+        region = mask[by0:by1, bx0:bx1]  # pixels outside the mask stay the input's
+        out[by0:by1, bx0:bx1][region] = patch[region]
+        placement = Placement(category, direction, is_far, view, flipped, (left, top, left + sw, top + sh),
+                              horizon, sprite_name)
+        return Image.fromarray(out, "RGB"), placement
+
+
+def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int,
+                   margin: int = 8) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """Seamless-clone `sprite` (RGBA) with its top-left at (left, top) into dst.
+
+    Works on a local window around the sprite (`margin` pixels), extended past the image border with
+    copyMakeBorder so a sprite that leaves the image (intrusion) still clones. Returns the blended pixels of the
+    part of the window inside the image and that part's box (x0, y0, x1, y1).
+    """
+    import cv2
+
+    H, W = dst.shape[:2]
+    sh, sw = sprite.shape[:2]
+    wx0, wy0, wx1, wy1 = left - margin, top - margin, left + sw + margin, top + sh + margin
+    ix0, iy0, ix1, iy1 = max(0, wx0), max(0, wy0), min(W, wx1), min(H, wy1)
+    pads = (iy0 - wy0, wy1 - iy1, ix0 - wx0, wx1 - ix1)  # top, bottom, left, right
+    local = dst[iy0:iy1, ix0:ix1]
+    mode = cv2.BORDER_REFLECT_101 if max(pads[:2]) < local.shape[0] and max(pads[2:]) < local.shape[1] \
+        else cv2.BORDER_REPLICATE
+    canvas = cv2.copyMakeBorder(local, *pads, mode) if any(pads) else local.copy()
+    py = px = margin
+    under = canvas[py: py + sh, px: px + sw].astype(np.float32)
+    alpha = sprite[..., 3:4].astype(np.float32) / 255.0
+    rgb = _ensure_contrast(sprite[..., :3].astype(np.float32), under, alpha[..., 0] > 0.5)
+    src = (rgb * alpha + under * (1 - alpha)).astype(np.uint8)
+    clone_mask = cv2.dilate((sprite[..., 3] > 0).astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
+    clone_mask[[0, -1], :] = 0
+    clone_mask[:, [0, -1]] = 0
+    ys, xs = np.nonzero(clone_mask)
+    # seamlessClone centres the mask's bounding box at `center`
+    center = (px + (int(xs.min()) + int(xs.max()) + 1) // 2, py + (int(ys.min()) + int(ys.max()) + 1) // 2)
+    try:
+        blended = cv2.seamlessClone(np.ascontiguousarray(src), np.ascontiguousarray(canvas), clone_mask, center,
+                                    cv2.NORMAL_CLONE)
+    except cv2.error:
+        # OpenCV 5 asserts on some very small masks (a far object a few pixels tall): alpha-blend those instead
+        blended = canvas.copy()
+        blended[py: py + sh, px: px + sw] = src
+    # OpenCV's solver lets a flat-colour interior drift towards the surroundings (objects wash out and thin
+    # parts such as legs vanish), so the sprite keeps its own colours where it is opaque and the Poisson
+    # result is used on its soft fringe, where it hides the cut-out edge.
+    soft = cv2.GaussianBlur((sprite[..., 3] > 127).astype(np.float32), (3, 3), 0)
+    weight = cv2.erode(soft, np.ones((2, 2), np.uint8))[..., None]
+    window = blended[py: py + sh, px: px + sw].astype(np.float32)
+    blended[py: py + sh, px: px + sw] = np.clip(weight * src + (1 - weight) * window, 0, 255).astype(np.uint8)
+    inside = blended[pads[0]: pads[0] + (iy1 - iy0), pads[2]: pads[2] + (ix1 - ix0)]
+    return inside, (ix0, iy0, ix1, iy1)
+
+
+def _ensure_contrast(rgb: np.ndarray, under: np.ndarray, opaque: np.ndarray, minimum: float = 40.0) -> np.ndarray:
+    """Push a sprite's brightness away from the background it covers when the two are too alike.
+
+    A grey cat on grey asphalt would be invisible to a viewer and to the quality check alike; real objects
+    keep contrast through shading, so we darken the sprite on bright ground and lighten it on dark ground.
+    """
+    if not opaque.any():
+        return rgb
+    gap = float(np.abs(rgb[opaque] - under[opaque]).max(axis=1).mean())
+    if gap >= minimum:
+        return rgb
+    if float(under[opaque].mean()) > 127:
+        return rgb * 0.45
+    return rgb + (255.0 - rgb) * 0.55

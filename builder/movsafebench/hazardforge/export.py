@@ -1,0 +1,105 @@
+"""A forge run directory as MovSafeBench records: the input of `hazardkit publish movsafebench --input`.
+
+Accepted jobs become edited rows (image = the run's content-addressed PNG, stored as produced); each source
+image of the plan can become a `no_edit` row (image = the source file's bytes, unchanged). Row ids are
+derived from job ids (hashes of inputs and layout config), so they are stable across re-runs and releases.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+SCOPES = ("edited", "no_edit", "all")
+# the edit that defines the scenario; "near" objects only fill the other regions
+_PRIMARY_ROLES = ("motion", "intrusion", "far")
+
+
+def _primary_edit(edits: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for role in _PRIMARY_ROLES:
+        for edit in edits:
+            if edit.get("role") == role:
+                return edit
+    return edits[0] if edits else None
+
+
+def edited_record(record: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """One accepted job's record as a MovSafeBench record."""
+    edits = record.get("edits") or []
+    primary = _primary_edit(edits)
+    digest = record["image_sha256"]
+    editor = record.get("editor") or {}
+    return {
+        "id": f"msb-{record['job_id']}",
+        "answer": record["ground_truth"],
+        "scenario": record["scenario"],
+        "category": record["category"],
+        "source_benchmark": record["source_benchmark"],
+        "source_id": record["source_id"],
+        "agent": record["agent"],
+        "image_path": str((run_dir / "images" / digest[:2] / f"{digest}.png").resolve()),
+        "object_direction": primary.get("direction") if primary else None,
+        "prompt": " | ".join(e["prompt"] for e in edits),
+        "editor": editor.get("model_id") or editor.get("editor"),
+        "editor_revision": editor.get("revision"),
+        "seed": int(record["seed"]) if record.get("seed") is not None else None,
+        "job_id": record["job_id"],
+        "source_sha256": record.get("source_sha256"),
+        "pipeline_version": f"{record.get('config_version')}/{record.get('record_version')}",
+    }
+
+
+def no_edit_record(job: dict[str, Any], plan_dir: Path) -> dict[str, Any]:
+    """The unedited source image of a plan line as a `no_edit` record."""
+    image = Path(job["image"])
+    return {
+        "id": f"msb-{job['source_benchmark']}-{job['source_id']}-no_edit",
+        "answer": job["ground_truth"],
+        "scenario": "no_edit",
+        "category": None,
+        "source_benchmark": job["source_benchmark"],
+        "source_id": job["source_id"],
+        "agent": job["agent"],
+        "image_path": str(image if image.is_absolute() else (plan_dir / image).resolve()),
+        "source_sha256": job["source_sha256"],
+        "pipeline_version": job.get("config_version"),
+    }
+
+
+def run_records(run_dir: str | Path, scope: str = "edited") -> list[dict[str, Any]]:
+    """MovSafeBench records of a run: accepted jobs (`edited`), source images (`no_edit`) or both (`all`)."""
+    from builder.movsafebench.hazardforge.plan import read_plan
+    from builder.movsafebench.hazardforge.runstore import RunStore
+
+    if scope not in SCOPES:
+        raise BadInput(f"unknown scope {scope!r}", fix=f"use one of {', '.join(SCOPES)}")
+    run_dir = Path(run_dir)
+    info_path = run_dir / "run.json"
+    if not info_path.is_file():
+        raise BadInput("not a forge run directory (no run.json)", path=run_dir)
+    records: list[dict[str, Any]] = []
+    if scope in ("edited", "all"):
+        records += [edited_record(r, run_dir) for r in RunStore(run_dir).records() if r.get("status") == "accepted"]
+    if scope in ("no_edit", "all"):
+        plan = Path(json.loads(info_path.read_text(encoding="utf-8"))["plan"])
+        if not plan.is_file():
+            raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path)
+        seen: set[tuple[str, str]] = set()
+        for _, job in read_plan(plan):
+            key = (job["source_benchmark"], job["source_id"])
+            if key not in seen:
+                seen.add(key)
+                records.append(no_edit_record(job, plan.parent))
+    return sorted(records, key=lambda r: r["id"])
+
+
+def write_records(records: list[dict[str, Any]], out: str | Path) -> Path:
+    """`out/records.jsonl` (image paths absolute), written atomically; returns its path."""
+    from eval_kit.jsonl import atomic_write_text
+
+    path = Path(out) / "records.jsonl"
+    atomic_write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    return path

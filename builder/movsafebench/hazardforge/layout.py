@@ -1,0 +1,324 @@
+"""Scenario layouts (paper 3.2.2-3.2.4 and the static scenario): which masks, prompts and canvases to edit.
+
+A layout is a list of `Edit`s for one source image, one scenario, one object category and (for intrusion)
+one intruding side. Every mask is an axis-aligned box in its edit's canvas, so a layout serialises to a few
+integers (the plan line) and is rebuilt exactly from them plus the image size (`Layout.from_dict`).
+
+Formulas, in image coordinates (top-left origin, half-open pixel ranges; see regions.py for the conversion):
+- static: a nearby front-facing object in every region other than Omega_k* (role "near").
+- motion (ground truth left/right only): one object in Omega_C, the whole region as the mask (paper:
+  M(I_in, Omega_C(I_in), t)), facing left when the ground truth is right and facing right when it is left.
+- intrusion: the canvas is the image outpainted by r pixels on the intruding side s (never the ground-truth
+  side), H x (W + r). With W' = W + r the padded width, the paper's band is
+  m_pad = [r - l, r + l) x [0, H) for s = left, [W' - r - l, W' - r + l) x [0, H) = [W - l, W + l) x [0, H)
+  for s = right (clipped to the canvas); after editing the canvas is cropped back to H x W: columns
+  [r, r + W) for s = left, [0, W) for s = right. The intruding object faces inward (enters the view): facing
+  right from the left, facing left from the right (our reading: the paper only says "its orientation").
+  Ground truth left or right: the intrusion comes from the opposite side and a nearby front-facing object is
+  put in Omega_C (paper 3.2.3). Ground truth straight: one job per side; the centre is the safe region, so no
+  centre object; with `intrusion_opposite_near_when_straight` a nearby front-facing object fills the outer
+  region opposite the intrusion (our reading, so that every non-safe region is occupied as in the paper's other
+  cases).
+- distance: the far object's mask m_dist = {(x, y) in Omega_k* | |y - y_vp| <= d H}, i.e. rows
+  ceil(y_vp - dH) .. floor(y_vp + dH) (clipped to the image) across Omega_k*'s columns, prompt with
+  ", make the object smaller"; nearby front-facing objects in the other regions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from builder.movsafebench.hazardforge.config import ForgeConfig
+from builder.movsafebench.hazardforge.prompts import FRONT_FACING, build_prompt, check_scenario
+from builder.movsafebench.hazardforge.regions import (
+    ANSWER_OF_REGION,
+    REGION_OF_ANSWER,
+    REGION_OF_SIDE,
+    REGIONS,
+    SIDE_OF_REGION,
+    region_columns,
+)
+from eval_kit.errors import BadInput
+
+ROLES: tuple[str, ...] = ("near", "far", "motion", "intrusion")
+SIDES: tuple[str, ...] = ("left", "right")
+
+
+class IneligibleLayout(BadInput):
+    """This image cannot carry this scenario (e.g. the vanishing point is outside the image rows)."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One call of the editing model: canvas, mask box, prompt, and how to get back to the source frame.
+
+    `box` = (x0, y0, x1, y1), half-open, in canvas pixels. The canvas is the source image itself unless
+    `pad_side` is set: then it is the image outpainted by `pad` pixels on that side, and `crop_box` (canvas
+    pixels) is the H x W window to keep after editing. `band_half_width` is the intrusion's l.
+    """
+
+    role: str
+    region: str
+    category: str
+    direction: str
+    prompt: str
+    box: tuple[int, int, int, int]
+    canvas_width: int
+    canvas_height: int
+    pad_side: str | None = None
+    pad: int = 0
+    band_half_width: int | None = None
+    crop_box: tuple[int, int, int, int] | None = None
+
+    def mask(self) -> np.ndarray:
+        """The boolean canvas_height x canvas_width conditional mask m."""
+        mask = np.zeros((self.canvas_height, self.canvas_width), dtype=bool)
+        x0, y0, x1, y1 = self.box
+        mask[y0:y1, x0:x1] = True
+        return mask
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "region": self.region,
+            "category": self.category,
+            "direction": self.direction,
+            "prompt": self.prompt,
+            "box": list(self.box),
+            "canvas": {
+                "width": self.canvas_width,
+                "height": self.canvas_height,
+                "pad_side": self.pad_side,
+                "pad": self.pad,
+            },
+            "band_half_width": self.band_half_width,
+            "crop_box": list(self.crop_box) if self.crop_box is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Edit:
+        canvas = data["canvas"]
+        crop = data.get("crop_box")
+        return cls(
+            role=data["role"],
+            region=data["region"],
+            category=data["category"],
+            direction=data["direction"],
+            prompt=data["prompt"],
+            box=tuple(int(v) for v in data["box"]),  # type: ignore[arg-type]
+            canvas_width=int(canvas["width"]),
+            canvas_height=int(canvas["height"]),
+            pad_side=canvas.get("pad_side"),
+            pad=int(canvas.get("pad", 0)),
+            band_half_width=data.get("band_half_width"),
+            crop_box=tuple(int(v) for v in crop) if crop is not None else None,  # type: ignore[arg-type]
+        )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """All edits of one job, in the order the run engine applies them."""
+
+    scenario: str
+    ground_truth: str
+    category: str
+    side: str | None
+    width: int
+    height: int
+    vanishing_point: tuple[float, float] | None
+    edits: tuple[Edit, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "ground_truth": self.ground_truth,
+            "category": self.category,
+            "side": self.side,
+            "width": self.width,
+            "height": self.height,
+            "vanishing_point": list(self.vanishing_point) if self.vanishing_point is not None else None,
+            "params": dict(self.params),
+            "edits": [edit.to_dict() for edit in self.edits],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, image_size: tuple[int, int] | None = None) -> Layout:
+        """Rebuild a layout from its dict (a plan line has the same keys); check it fits `image_size` (W, H)."""
+        width, height = int(data["width"]), int(data["height"])
+        if image_size is not None and tuple(image_size) != (width, height):
+            raise BadInput(
+                f"the plan was made for a {width}x{height} image but the image is {image_size[0]}x{image_size[1]}",
+                field="width/height", fix="re-run `hazardkit forge plan` on the current images",
+            )
+        vp = data.get("vanishing_point")
+        if isinstance(vp, dict):
+            vp = (vp["x"], vp["y"])
+        return cls(
+            scenario=data["scenario"],
+            ground_truth=data["ground_truth"],
+            category=data["category"],
+            side=data.get("side"),
+            width=width,
+            height=height,
+            vanishing_point=(float(vp[0]), float(vp[1])) if vp is not None else None,
+            edits=tuple(Edit.from_dict(e) for e in data["edits"]),
+            params=dict(data.get("params") or {}),
+        )
+
+
+def intrusion_sides(ground_truth: str) -> tuple[str, ...]:
+    """Sides an intrusion may enter from: never the ground-truth side."""
+    if ground_truth == "left":
+        return ("right",)
+    if ground_truth == "right":
+        return ("left",)
+    return SIDES
+
+
+def job_variants(scenario: str, ground_truth: str) -> tuple[str | None, ...]:
+    """The side/direction variants of a scenario for one ground truth (only intrusion has more than one)."""
+    return intrusion_sides(ground_truth) if scenario == "intrusion" else (None,)
+
+
+def _near_edit(region: str, category: str, width: int, height: int, config: ForgeConfig) -> Edit:
+    x0, x1 = region_columns(width, region)
+    margin = round(config.near_margin_frac * (x1 - x0))
+    y0, y1 = round(config.near_top_frac * height), round(config.near_bottom_frac * height)
+    return Edit(
+        role="near", region=region, category=category, direction=FRONT_FACING,
+        prompt=build_prompt(category, FRONT_FACING), box=(x0 + margin, y0, x1 - margin, y1),
+        canvas_width=width, canvas_height=height,
+    )
+
+
+def distance_band_rows(vp_y: float, height: int, d: float) -> tuple[int, int]:
+    """Half-open row range of {y : |y - vp_y| <= d*H} clipped to [0, H); empty when y0 >= y1."""
+    half = round(d * height, 9)  # 0.05 * 900 must be 45, not 45.000000000000007
+    y0 = max(0, math.ceil(round(vp_y - half, 9)))
+    y1 = min(height, math.floor(round(vp_y + half, 9)) + 1)
+    return y0, y1
+
+
+def intrusion_geometry(
+    side: str, width: int, height: int, r: int, half: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(mask box, crop box) in the padded canvas, H x (W + r): the paper's m_pad and the crop back to H x W.
+
+    `half` is the paper's l (band half-width)."""
+    padded = width + r
+    if side == "left":
+        x0, x1 = r - half, r + half
+        crop = (r, 0, r + width, height)
+    elif side == "right":
+        x0, x1 = padded - r - half, padded - r + half
+        crop = (0, 0, width, height)
+    else:
+        raise BadInput(f"unknown intrusion side {side!r}", field="side", fix="use left or right")
+    return (max(0, x0), 0, min(padded, x1), height), crop
+
+
+def build_layout(
+    scenario: str,
+    ground_truth: str,
+    category: str,
+    width: int,
+    height: int,
+    *,
+    vanishing_point: tuple[float, float] | None = None,
+    side: str | None = None,
+    config: ForgeConfig | None = None,
+) -> Layout:
+    """The layout of one job. Raises BadInput for a bad combination, IneligibleLayout when the image can't host it."""
+    config = config or ForgeConfig()
+    check_scenario(scenario, ground_truth, category)
+    if width <= 0 or height <= 0:
+        raise BadInput(f"image size must be positive, got {width}x{height}", field="image")
+    gt_region = REGION_OF_ANSWER[ground_truth]
+    others = [k for k in REGIONS if k != gt_region]
+    edits: list[Edit] = []
+    params: dict[str, Any] = {}
+
+    if scenario == "static":
+        edits = [_near_edit(k, category, width, height, config) for k in others]
+
+    elif scenario == "motion":
+        direction = "left" if ground_truth == "right" else "right"
+        x0, x1 = region_columns(width, "C")
+        edits = [Edit(
+            role="motion", region="C", category=category, direction=direction,
+            prompt=build_prompt(category, direction), box=(x0, 0, x1, height),
+            canvas_width=width, canvas_height=height,
+        )]
+
+    elif scenario == "intrusion":
+        allowed = intrusion_sides(ground_truth)
+        if side is None and len(allowed) == 1:
+            side = allowed[0]
+        if side not in allowed:
+            raise BadInput(
+                f"intrusion side {side!r} is not possible with ground truth {ground_truth!r}", field="side",
+                fix=f"use {' or '.join(allowed)}: never the ground-truth side",
+            )
+        r, half = config.intrusion_pixels(width)
+        params = {"r": r, "l": half}
+        box, crop = intrusion_geometry(side, width, height, r, half)
+        direction = "right" if side == "left" else "left"  # enters the view, moving inward
+        intrusion = Edit(
+            role="intrusion", region=REGION_OF_SIDE[side], category=category, direction=direction,
+            prompt=build_prompt(category, direction), box=box,  # type: ignore[arg-type]
+            canvas_width=width + r, canvas_height=height, pad_side=side, pad=r, band_half_width=half,
+            crop_box=crop,  # type: ignore[arg-type]
+        )
+        edits = [intrusion]
+        if gt_region != "C":
+            edits.insert(0, _near_edit("C", category, width, height, config))
+        elif config.intrusion_opposite_near_when_straight:
+            opposite = "R" if side == "left" else "L"
+            edits.insert(0, _near_edit(opposite, category, width, height, config))
+
+    elif scenario == "distance":
+        if vanishing_point is None:
+            raise BadInput("the distance scenario needs a vanishing point", field="vanishing_point")
+        y0, y1 = distance_band_rows(vanishing_point[1], height, config.distance_d)
+        if y0 >= y1:
+            raise IneligibleLayout(
+                f"vanishing point row {vanishing_point[1]:.1f} is more than d*H outside the image rows",
+                field="vanishing_point", fix="the distance scenario needs the horizon inside the image",
+            )
+        x0, x1 = region_columns(width, gt_region)
+        params = {"d": config.distance_d, "band": [y0, y1]}
+        far = Edit(
+            role="far", region=gt_region, category=category, direction=FRONT_FACING,
+            prompt=build_prompt(category, FRONT_FACING, far=True), box=(x0, y0, x1, y1),
+            canvas_width=width, canvas_height=height,
+        )
+        edits = [*(_near_edit(k, category, width, height, config) for k in others), far]
+
+    return Layout(
+        scenario=scenario, ground_truth=ground_truth, category=category,
+        side=side if scenario == "intrusion" else None, width=width, height=height,
+        vanishing_point=vanishing_point, edits=tuple(edits), params=params,
+    )
+
+
+def composite_mask(layout: Layout) -> np.ndarray:
+    """Union of the layout's masks in source-image coordinates (padded masks cropped back): for previews."""
+    out = np.zeros((layout.height, layout.width), dtype=bool)
+    for edit in layout.edits:
+        mask = edit.mask()
+        if edit.crop_box is not None:
+            x0, y0, x1, y1 = edit.crop_box
+            mask = mask[y0:y1, x0:x1]
+        out |= mask
+    return out
+
+
+__all__ = [
+    "ANSWER_OF_REGION", "ROLES", "SIDES", "SIDE_OF_REGION", "Edit", "IneligibleLayout", "Layout",
+    "build_layout", "composite_mask", "distance_band_rows", "intrusion_geometry", "intrusion_sides", "job_variants",
+]

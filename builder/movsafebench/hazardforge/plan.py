@@ -1,0 +1,244 @@
+"""The generation plan: every eligible job (scenario x category x side) for a list of source images.
+
+A job is one edited image to produce. `hazardkit forge plan SOURCES --out plan.jsonl` reads the sources
+(schema `forge_source`), opens every image (size, sha256, vanishing point), builds each job's layout and
+writes one JSON line per job (schema `forge_plan_job`). The run engine rebuilds the masks of a line with
+`layout_from_plan_line(line, image_size)`; nothing else is needed.
+
+Job ids are the first 20 hex digits of sha256 over the job's inputs (source id and image hash, ground truth,
+scenario, category, side) and the layout config (version and parameters): re-planning the same inputs gives
+the same ids, changing any of them gives new ones. The editor seed is derived from the id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from builder.movsafebench.hazardforge.config import ForgeConfig
+from builder.movsafebench.hazardforge.layout import IneligibleLayout, Layout, build_layout, job_variants
+from builder.movsafebench.hazardforge.vanishing import VanishingPoint
+from eval_kit.errors import BadInput
+from eval_kit.movsafebench.spec import EDITED_SCENARIOS, SCENARIO_CATEGORIES, SCENARIO_GROUND_TRUTHS
+
+SOURCE_SCHEMA = "forge_source"
+PLAN_SCHEMA = "forge_plan_job"
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """One source image with its ground truth, as read from a SOURCES line."""
+
+    id: str
+    path: Path
+    ground_truth: str
+    agent: str
+    source_benchmark: str
+    vanishing_point: tuple[float, float] | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    width: int
+    height: int
+    sha256: str
+
+
+def read_sources(path: str | Path) -> list[SourceItem]:
+    """Validate a SOURCES JSON Lines file; paths are resolved against its folder; ids must be unique."""
+    from eval_kit.jsonl import iter_jsonl
+    from eval_kit.schemas import validate_or_raise
+
+    path = Path(path)
+    items: list[SourceItem] = []
+    seen: dict[str, int] = {}
+    for number, obj in iter_jsonl(path):
+        validate_or_raise(SOURCE_SCHEMA, obj, path=path, line=number)
+        if obj["id"] in seen:
+            raise BadInput(f"duplicate id {obj['id']!r} (first on line {seen[obj['id']]})", path=path, line=number,
+                           field="id", fix="source ids must be unique")
+        seen[obj["id"]] = number
+        image = Path(obj["path"])
+        vp = obj.get("vanishing_point")
+        items.append(SourceItem(
+            id=obj["id"], path=image if image.is_absolute() else path.parent / image,
+            ground_truth=obj["ground_truth"], agent=obj["agent"],
+            source_benchmark=obj.get("source_benchmark", "unknown"),
+            vanishing_point=(float(vp["x"]), float(vp["y"])) if vp else None, line=number,
+        ))
+    return items
+
+
+def open_image(path: str | Path, *, where: str | Path | None = None, line: int | None = None):
+    """Open an image as RGB; unreadable, missing or zero-size files are BadInput naming the file."""
+    from PIL import Image, UnidentifiedImageError
+
+    path = Path(path)
+    field = "path" if where is not None else None  # the SOURCES field, when the image came from one
+    try:
+        with Image.open(path) as img:
+            img.load()
+            image = img.convert("RGB")
+    except FileNotFoundError:
+        raise BadInput(f"image not found: {path}", path=where or path, line=line, field=field) from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise BadInput(f"cannot read image {path} ({type(exc).__name__}: {exc})", path=where or path, line=line,
+                       field=field, fix="give a PNG or JPEG file") from None
+    if image.width == 0 or image.height == 0:
+        raise BadInput(f"image {path} has zero size", path=where or path, line=line, field=field)
+    return image
+
+
+def job_id_of(source_id: str, source_sha256: str, ground_truth: str, scenario: str, category: str,
+              side: str | None, config: ForgeConfig) -> str:
+    key = {
+        "source_id": source_id, "source_sha256": source_sha256, "ground_truth": ground_truth,
+        "scenario": scenario, "category": category, "side": side, "config": config.fingerprint(),
+    }
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()[:20]
+
+
+def seed_of(job_id: str) -> int:
+    return int(job_id[:8], 16) & 0x7FFFFFFF
+
+
+def plan_line(
+    source: SourceItem, info: ImageInfo, vp: VanishingPoint, layout: Layout, config: ForgeConfig, image_ref: str,
+) -> dict[str, Any]:
+    job_id = job_id_of(source.id, info.sha256, layout.ground_truth, layout.scenario, layout.category,
+                       layout.side, config)
+    data = layout.to_dict()
+    return {
+        "job_id": job_id,
+        "seed": seed_of(job_id),
+        "config_version": config.version,
+        "source_id": source.id,
+        "source_benchmark": source.source_benchmark,
+        "agent": source.agent,
+        "image": image_ref,
+        "source_sha256": info.sha256,
+        "width": info.width,
+        "height": info.height,
+        "ground_truth": layout.ground_truth,
+        "scenario": layout.scenario,
+        "category": layout.category,
+        "side": layout.side,
+        "vanishing_point": vp.to_dict(),
+        "params": data["params"],
+        "edits": data["edits"],
+    }
+
+
+def layouts_for_source(
+    ground_truth: str, width: int, height: int, vanishing_point: tuple[float, float] | None, config: ForgeConfig,
+    scenarios: Iterable[str] = EDITED_SCENARIOS,
+) -> tuple[list[Layout], int]:
+    """Every eligible layout of one source image, and how many were skipped as ineligible."""
+    layouts: list[Layout] = []
+    skipped = 0
+    for scenario in scenarios:
+        if ground_truth not in SCENARIO_GROUND_TRUTHS[scenario]:
+            continue
+        for category in SCENARIO_CATEGORIES[scenario]:
+            for side in job_variants(scenario, ground_truth):
+                try:
+                    layouts.append(build_layout(scenario, ground_truth, category, width, height,
+                                                vanishing_point=vanishing_point, side=side, config=config))
+                except IneligibleLayout:
+                    skipped += 1
+    return layouts, skipped
+
+
+def subsample(jobs: list[dict[str, Any]], targets: dict[str, dict[str, int]], seed: int) -> list[dict[str, Any]]:
+    """Keep at most targets[scenario][category] jobs per cell, chosen by a seeded hash (stable, order-free)."""
+    def rank(job: dict[str, Any]) -> str:
+        return hashlib.sha256(f"{seed}:{job['job_id']}".encode()).hexdigest()
+
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for job in jobs:
+        cells.setdefault((job["scenario"], job["category"]), []).append(job)
+    keep: set[str] = set()
+    for (scenario, category), members in cells.items():
+        n = targets.get(scenario, {}).get(category, 0)
+        keep.update(job["job_id"] for job in sorted(members, key=rank)[:n])
+    return [job for job in jobs if job["job_id"] in keep]
+
+
+def build_plan(
+    sources: list[SourceItem],
+    *,
+    config: ForgeConfig | None = None,
+    plan_dir: str | Path = ".",
+    detect_vp: bool = False,
+    sources_path: str | Path | None = None,
+    progress: Callable[[Iterable[SourceItem]], Iterator[SourceItem]] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """(plan lines, stats) for the sources.
+
+    stats: sources, eligible (jobs before subsampling), skipped (layouts the image could not host), vp_fallbacks
+    (horizon prior used) and, with target counts, target_shortfall (jobs missing to reach the targets).
+    """
+    from builder.movsafebench.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
+
+    config = config or ForgeConfig()
+    settings = DetectorSettings(work_width=config.vp_work_width)
+    jobs: list[dict[str, Any]] = []
+    stats = {"sources": 0, "eligible": 0, "skipped": 0, "vp_fallbacks": 0}
+    for source in (progress(sources) if progress else sources):
+        image = open_image(source.path, where=sources_path, line=source.line)
+        sha = hashlib.sha256(Path(source.path).read_bytes()).hexdigest()
+        info = ImageInfo(image.width, image.height, sha)
+        if source.vanishing_point is not None and not detect_vp:
+            vp = VanishingPoint(source.vanishing_point[0], source.vanishing_point[1], 1.0, "source")
+        else:
+            vp = detect_vanishing_point(image, settings)
+            stats["vp_fallbacks"] += vp.method == "horizon_prior"
+        layouts, skipped = layouts_for_source(source.ground_truth, info.width, info.height, (vp.x, vp.y), config)
+        image_ref = os.path.relpath(Path(source.path).resolve(), Path(plan_dir).resolve())
+        jobs.extend(plan_line(source, info, vp, layout, config, image_ref) for layout in layouts)
+        stats["sources"] += 1
+        stats["skipped"] += skipped
+    stats["eligible"] = len(jobs)
+    if config.target_counts is not None:
+        available = count_table(jobs)
+        stats["target_shortfall"] = sum(
+            max(0, n - available.get(scenario, {}).get(category, 0))
+            for scenario, cells in config.target_counts.items() for category, n in cells.items()
+        )
+        jobs = subsample(jobs, config.target_counts, config.subsample_seed)
+    return jobs, stats
+
+
+def count_table(jobs: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """scenario -> category -> number of jobs (the shape of paper table 2; categories a scenario lacks absent)."""
+    table = {s: dict.fromkeys(SCENARIO_CATEGORIES[s], 0) for s in EDITED_SCENARIOS}
+    for job in jobs:
+        table[job["scenario"]][job["category"]] += 1
+    return table
+
+
+def read_plan(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, job) from a plan file, each validated against the `forge_plan_job` schema."""
+    from eval_kit.jsonl import iter_jsonl
+    from eval_kit.schemas import validate_or_raise
+
+    for number, obj in iter_jsonl(path):
+        validate_or_raise(PLAN_SCHEMA, obj, path=path, line=number)
+        yield number, obj
+
+
+def layout_from_plan_line(line: dict[str, Any], image_size: tuple[int, int] | None = None) -> Layout:
+    """Rebuild a job's layout (edits with `.mask()`) from its plan line; checks the image size (W, H) if given.
+
+    The line is validated against the `forge_plan_job` schema first, so a damaged line is BadInput, not a crash.
+    """
+    from eval_kit.schemas import validate_or_raise
+
+    validate_or_raise(PLAN_SCHEMA, line)
+    return Layout.from_dict(line, image_size=image_size)

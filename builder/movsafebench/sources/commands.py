@@ -1,0 +1,107 @@
+"""`hazardkit sources ...`: scan a source benchmark into a manifest, and verify a manifest against local copies.
+
+    hazardkit sources scan drivebench --questions drivebench-test.json --root /data/nuscenes --out m.jsonl
+    hazardkit sources scan sa-bench --root /data/sa_bench --out m.jsonl
+    hazardkit sources scan folder --index my_images.jsonl [--root DIR] --out m.jsonl
+    hazardkit sources verify manifests/movsafebench/v1/sources.jsonl --root drivebench=/data/nuscenes ...
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from builder.movsafebench.sources.common import ScanResult
+from eval_kit.clikit import HazardkitGroup
+from eval_kit.errors import BadInput
+
+
+@click.group(cls=HazardkitGroup)
+def sources() -> None:
+    """Source images for MovSafeBench: scan adapters into a manifest (id, dataset, path, sha256, gt_action,
+    agent) and verify a manifest against your local copies of the source datasets."""
+
+
+def _report(result: ScanResult, out: Path, show_skipped: int) -> None:
+    from builder.movsafebench.sources.manifest import write_manifest
+
+    if not result.records:
+        raise BadInput("no usable source images found", fix="check the paths; skipped inputs are listed with -v")
+    count = write_manifest(result.records, out)
+    click.echo(f"wrote {count} sources to {out}; skipped {len(result.skipped)}")
+    for skipped in result.skipped[:show_skipped]:
+        click.echo(f"  skipped {skipped.where}: {skipped.reason}")
+
+
+_OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                    help="manifest to write (JSON Lines, schema movsafebench_source)")
+_SHOW = click.option("-v", "--show-skipped", type=int, default=0, show_default=True,
+                     help="list up to this many skipped inputs with their reason")
+
+
+@sources.group(cls=HazardkitGroup)
+def scan() -> None:
+    """Read a source benchmark in its own format and write a manifest of usable images."""
+
+
+@scan.command("drivebench")
+@click.option("--questions", type=click.Path(path_type=Path), required=True,
+              help="DriveBench question file (drive-bench/arena drivebench-test.json)")
+@click.option("--root", type=click.Path(path_type=Path), required=True, help="nuScenes root (holds samples/)")
+@_OUT
+@_SHOW
+def scan_drivebench(questions: Path, root: Path, out: Path, show_skipped: int) -> None:
+    """Behaviour questions -> safe direction; CAM_FRONT images."""
+    from builder.movsafebench.sources import drivebench
+
+    _report(drivebench.scan(questions, root), out, show_skipped)
+
+
+@scan.command("sa-bench")
+@click.option("--root", type=click.Path(path_type=Path), required=True, help="folder of images + same-name XML")
+@_OUT
+@_SHOW
+def scan_sa_bench(root: Path, out: Path, show_skipped: int) -> None:
+    """goal_position.x third -> safe direction (our assumption, see the dataset card)."""
+    from builder.movsafebench.sources import sa_bench
+
+    _report(sa_bench.scan(root), out, show_skipped)
+
+
+@scan.command("folder")
+@click.option("--index", type=click.Path(path_type=Path), required=True,
+              help="JSON Lines of {id, path, gt_action, agent} (schema movsafebench_source_folder)")
+@click.option("--root", type=click.Path(path_type=Path), default=None, help="image root (default: index folder)")
+@click.option("--dataset", default="folder", show_default=True, help="dataset name written to the manifest")
+@_OUT
+@_SHOW
+def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_skipped: int) -> None:
+    """Your own images listed in a JSON Lines index."""
+    from builder.movsafebench.sources import folder
+
+    _report(folder.scan(index, root, dataset=dataset), out, show_skipped)
+
+
+@sources.command("verify")
+@click.argument("manifest", type=click.Path(path_type=Path))
+@click.option("--root", "roots", multiple=True, required=True, metavar="DATASET=DIR",
+              help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset)")
+def verify(manifest: Path, roots: tuple[str, ...]) -> None:
+    """Check every image of MANIFEST exists, decodes and matches its sha256. Exit 2 when any does not."""
+    from builder.movsafebench.sources.manifest import read_manifest, verify_manifest
+
+    mapping: dict[str, Path] = {}
+    for item in roots:
+        name, sep, folder_path = item.partition("=")
+        if not sep or not name or not folder_path:
+            raise BadInput(f"--root {item!r} is not DATASET=DIR", field="--root", fix="e.g. --root sa_bench=/data/sa")
+        mapping[name] = Path(folder_path)
+    records = read_manifest(manifest)
+    problems = verify_manifest(records, mapping)
+    for problem in problems:
+        click.echo(f"{problem.id}: {problem.reason}")
+    if problems:
+        raise BadInput(f"{len(problems)} of {len(records)} source images are unusable (listed above)",
+                       path=manifest, fix="restore the files from the original dataset release")
+    click.echo(f"all {len(records)} source images present and identical")

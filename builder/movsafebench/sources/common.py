@@ -1,0 +1,126 @@
+"""What every source adapter shares: the record it yields, hashing, image checks and path safety.
+
+An adapter reads a source benchmark in its own format and yields `SourceRecord`s: one usable image with its
+ground-truth safe direction (MovSafeBench answer space: left / straight / right) and the agent type. Inputs
+it cannot use become `Skipped` entries with a reason, so a maintainer sees why a frame was dropped instead of
+the adapter failing the whole scan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from eval_kit.errors import BadInput
+from eval_kit.movsafebench.spec import AGENTS, ANSWERS
+
+_HASH_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """One source image usable by HazardForge.
+
+    `path` is relative to the dataset's root folder (POSIX separators) so manifests are portable between
+    machines; `extra` holds source-specific fields (scene/frame tokens, XML decision, ...).
+    """
+
+    id: str
+    dataset: str
+    path: str
+    sha256: str
+    gt_action: str
+    agent: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.gt_action not in ANSWERS:
+            raise ValueError(f"gt_action must be one of {ANSWERS}, got {self.gt_action!r}")
+        if self.agent not in AGENTS:
+            raise ValueError(f"agent must be one of {AGENTS}, got {self.agent!r}")
+
+    def to_manifest_row(self) -> dict[str, Any]:
+        """The JSON object written to `sources.jsonl` (schema `movsafebench_source`)."""
+        row: dict[str, Any] = {
+            "id": self.id,
+            "dataset": self.dataset,
+            "path": self.path,
+            "sha256": self.sha256,
+            "gt_action": self.gt_action,
+            "agent": self.agent,
+        }
+        if self.extra:
+            row["extra"] = dict(self.extra)
+        return row
+
+    def resolve(self, root: str | Path) -> Path:
+        """Absolute image path under the dataset root."""
+        return resolve_relative(root, self.path)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input the adapter could not turn into a record, with where it came from and why."""
+
+    where: str
+    reason: str
+
+
+@dataclass
+class ScanResult:
+    """Everything one adapter scan produced: usable records and skipped inputs."""
+
+    records: list[SourceRecord] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def sha256_file(path: str | Path) -> str:
+    """Hex SHA-256 of a file, read in chunks (nuScenes frames are ~1 MB each, 400 of them)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(_HASH_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def image_problem(path: str | Path) -> str | None:
+    """Return why a file is not a readable image (None when it decodes), without keeping it in memory."""
+    from PIL import Image, UnidentifiedImageError
+
+    path = Path(path)
+    if not path.is_file():
+        return "image file not found"
+    try:
+        with Image.open(path) as img:
+            img.load()
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        return f"image does not decode ({type(exc).__name__}: {exc})"
+    return None
+
+
+def relative_posix(path: Path, root: Path) -> str:
+    """`path` relative to `root` with POSIX separators; BadInput if it lies outside the root."""
+    try:
+        rel = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise BadInput(f"image {path} lies outside the dataset root {root}", path=path) from None
+    return rel.as_posix()
+
+
+def resolve_relative(root: str | Path, rel: str) -> Path:
+    """Join a manifest path to a root, refusing absolute paths and `..` (a manifest must not escape its root)."""
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise BadInput(f"path {rel!r} must be relative to the dataset root without '..'", field="path")
+    return Path(root).joinpath(*pure.parts)
+
+
+def direction_of_x(x_normalised: float) -> str:
+    """The MovSafeBench region (paper 3.1: thirds of the width) that a normalised x in [0, 1] falls in."""
+    if x_normalised < 1 / 3:
+        return "left"
+    if x_normalised < 2 / 3:
+        return "straight"
+    return "right"

@@ -1,0 +1,61 @@
+"""`hazardkit score bd-hazardvlm`: a thin click command over `submission.score_files` and `report.render_tables`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from eval_kit.bd_hazardvlm.compare import compare_files, named_runs, render
+from eval_kit.bd_hazardvlm.report import render_tables
+from eval_kit.bd_hazardvlm.submission import score_files
+
+
+@click.command()
+@click.option("--references", "references", required=True, type=click.Path(path_type=Path),
+              help="Annotation records: JSON Lines, Parquet file, or dataset folder (data/annotations/).")
+@click.option("--predictions", "predictions", required=True, type=click.Path(path_type=Path),
+              help="JSON Lines: {id, prediction (8-field object) and/or response (raw text)}.")
+@click.option("--config", default=None, help="Config of a dataset folder (default: annotations, or the only one).")
+@click.option("--json", "as_json", is_flag=True, help="Print every metric as one JSON object (fractions).")
+@click.option("--allow-missing", is_flag=True, help="Score reference ids without a prediction as wrong.")
+def score_bd_hazardvlm(references: Path, predictions: Path, config: str | None, as_json: bool,
+                       allow_missing: bool) -> None:
+    """Score BD-HazardVLM predictions as in the paper (tables 4 and 5).
+
+    Every field is mapped to the label space on its own; a missing or unmappable field is scored wrong
+    and counted in `schema.invalid_field_counts`. Trap fields give positive-flag rate and recall.
+    """
+    result = score_files(references, predictions, config=config, allow_missing=allow_missing)
+    for partial in result["references_incomplete"]:
+        click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
+                   f"{partial.get('expected')} images): these scores are not BD-HazardVLM scores", err=True)
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=False))
+    else:
+        click.echo(render_tables(result), nl=False)
+
+
+
+
+@click.command("bd-hazardvlm")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--references", required=True, type=click.Path(path_type=Path),
+              help="Annotation records: JSON Lines, Parquet file, or dataset folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the tests as one JSON object.")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True),
+              help="Significance level for the Holm-corrected p-values.")
+@click.option("--allow-missing", is_flag=True, help="Score reference ids without a prediction as wrong.")
+def compare_bd_hazardvlm(runs: tuple[str, ...], references: Path, as_json: bool, alpha: float,
+                         allow_missing: bool) -> None:
+    """Compare runs (prediction JSON Lines, `PATH` or `NAME=PATH`) on the same references.
+
+    Exact McNemar on per-image correctness for category, timing and severity; Wilcoxon signed-rank on
+    per-image action Jaccard; Holm correction across the pairs of each task.
+    """
+    result = compare_files(references, named_runs(runs), alpha=alpha, allow_missing=allow_missing)
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=False))
+    else:
+        click.echo(render(result), nl=False)

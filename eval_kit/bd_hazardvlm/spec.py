@@ -1,0 +1,687 @@
+"""BD-HazardVLM in code: taxonomy, record features, the prompt, the structured-answer parser and the repair hook.
+
+The source is the BD-HazardVLM paper (see `CITATION`): a model sees one Bangladesh road image and answers an
+8-field JSON object (hazard presence, primary hazard category, risk timing, severity, defensive actions,
+evidence and two self-reported trap flags). Everything that defines the benchmark lives here so the
+reconstruction builder, the runners, the publisher and the metrics agree on it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The one citation of this benchmark: the `evaluate` module and the dataset card both use it.
+CITATION = """@misc{bdhazardvlm,
+  title  = {BD-HazardVLM: Probing Vision-Language Models for Latent Defensive-Driving Hazards in
+            Bangladesh Road Scenes},
+  note   = {see the paper for the author list},
+}"""
+
+NAME = "bd_hazardvlm"
+
+# --------------------------------------------------------------------------------------------
+# Taxonomy (paper section 3: twelve mutually exclusive primary categories incl. the control class)
+# --------------------------------------------------------------------------------------------
+
+CONTROL_CATEGORY = "no_major_hazard"
+CATEGORIES: tuple[str, ...] = (
+    "informal_pedestrian_crossing",
+    "rickshaw_easybike",
+    "cng_unpredictable_stop",
+    "bus_truck_occlusion",
+    "motorcycle_weaving",
+    "road_surface_damage",
+    "waterlogging",
+    "roadside_market_crowd",
+    "animal_cart_obstacle",
+    "uncontrolled_intersection",
+    "low_visibility",
+    CONTROL_CATEGORY,
+)
+CATEGORY_DESCRIPTIONS: dict[str, str] = {
+    "informal_pedestrian_crossing": "pedestrians crossing or walking on the carriageway outside any crossing",
+    "rickshaw_easybike": "cycle-rickshaws or battery easybikes cutting in, stopping or moving slowly",
+    "cng_unpredictable_stop": "CNG auto-rickshaws stopping or pulling out unpredictably",
+    "bus_truck_occlusion": "buses or trucks hiding pedestrians, vehicles or the road ahead",
+    "motorcycle_weaving": "motorcycles weaving between vehicles or moving the wrong way",
+    "road_surface_damage": "potholes, broken or uneven road surface, construction debris",
+    "waterlogging": "standing water on the road that hides the surface or its edges",
+    "roadside_market_crowd": "roadside market, vendors or crowds spilling onto the road",
+    "animal_cart_obstacle": "animals, hand carts or animal-drawn carts on the road",
+    "uncontrolled_intersection": "an intersection or merge without signals or traffic control",
+    "low_visibility": "night, rain, fog, dust or glare that limits what the driver can see",
+    CONTROL_CATEGORY: "control scene: no major defensive-driving hazard is visible",
+}
+TIMINGS: tuple[str, ...] = ("immediate", "latent", "both", "none")
+SEVERITIES: tuple[str, ...] = ("low", "medium", "high")
+ACTIONS: tuple[str, ...] = (
+    "slow_down",
+    "stop_or_yield",
+    "prepare_to_brake",
+    "keep_distance",
+    "avoid_overtaking",
+    "monitor_occlusion",
+    "change_lane_carefully",
+    "proceed_cautiously",
+    "no_action",
+)
+SOURCE_DATASETS: tuple[str, ...] = ("rsud20k", "tfp_bd")
+SOURCE_NAMES: dict[str, str] = {"rsud20k": "RSUD20K", "tfp_bd": "TFP-BD"}
+# What a control scene must say (paper section 4: control category, no-risk timing, low severity, no action).
+CONTROL_ANSWER: dict[str, Any] = {
+    "hazard_present": False,
+    "primary_hazard_category": CONTROL_CATEGORY,
+    "risk_timing": "none",
+    "severity": "low",
+    "defensive_actions": ["no_action"],
+}
+
+ANNOTATION_FIELDS: tuple[str, ...] = (
+    "hazard_present", "primary_hazard_category", "risk_timing", "severity", "defensive_actions",
+    "evidence", "hallucination_trap", "western_bias_trap",
+)
+OUTPUT_FIELDS: tuple[str, ...] = (
+    "hazard_present", "primary_hazard_category", "risk_timing", "severity", "defensive_actions",
+    "evidence", "possible_hallucination", "possible_western_road_bias",
+)
+# model self-report field -> the human trap annotation it is scored against
+TRAP_FIELDS: dict[str, str] = {
+    "possible_hallucination": "hallucination_trap",
+    "possible_western_road_bias": "western_bias_trap",
+}
+# The source images may never be published (paper section 3): only annotations and the manifest are. The
+# publisher refuses an `image` column in every published config; images exist only in the local configs
+# `reconstructed` and `demo` that `hazardkit reconstruct` writes.
+BENCHMARK_ID = re.compile(r"^BDHV_(?:0(?:00[1-9]|0[1-9]\d|[1-4]\d\d)|0500|DEMO_\d{4})$")  # 0001..0500
+NUM_IMAGES = 500
+
+# Paper table 2 (worked numbers the tests reproduce).
+PAPER_COUNTS: dict[str, Any] = {
+    "images": 500, "rsud20k": 375, "tfp_bd": 125, "hazard_present": 445, "control": 55,
+    "timing": {"latent": 404, "immediate": 41, "none": 55, "both": 0},
+    "high_severity": 58, "rickshaw_easybike": 205,
+}
+
+
+def taxonomy() -> dict[str, Any]:
+    """The machine-readable taxonomy (written to `manifests/bd_hazardvlm/v1/taxonomy.json`)."""
+    return {
+        "benchmark": NAME,
+        "version": "1.0.0",
+        "primary_hazard_category": [
+            {"label": c, "description": CATEGORY_DESCRIPTIONS[c], "control": c == CONTROL_CATEGORY}
+            for c in CATEGORIES
+        ],
+        "risk_timing": list(TIMINGS),
+        "severity": list(SEVERITIES),
+        "defensive_actions": list(ACTIONS),
+        "control_answer": CONTROL_ANSWER,
+        "annotation_fields": list(ANNOTATION_FIELDS),
+        "output_fields": list(OUTPUT_FIELDS),
+        "source_datasets": list(SOURCE_DATASETS),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# datasets Features (imported lazily: scoring does not need datasets)
+# --------------------------------------------------------------------------------------------
+
+
+def features_dict(*, with_image: bool = True) -> dict[str, Any]:
+    """The row features in `datasets`' serialised form (`Features.to_dict()`): the one declaration.
+
+    The published `annotations` config has no image (source images are never redistributed); the local
+    `reconstructed` config and the `demo` config have one, plus the sha256 it was verified against.
+    """
+    def value(dtype: str) -> dict[str, Any]:
+        return {"dtype": dtype, "_type": "Value"}
+
+    def label(names: Iterable[str]) -> dict[str, Any]:
+        return {"names": list(names), "_type": "ClassLabel"}
+
+    feats: dict[str, Any] = {"id": value("string")}
+    if with_image:
+        feats["image"] = {"_type": "Image"}
+    feats.update({
+        "source_dataset": label(SOURCE_DATASETS),
+        "source_id": value("string"),
+        "source_path": value("string"),
+        "hazard_present": value("bool"),
+        "primary_hazard_category": label(CATEGORIES),
+        "risk_timing": label(TIMINGS),
+        "severity": label(SEVERITIES),
+        "defensive_actions": {"feature": label(ACTIONS), "_type": "List"},
+        "evidence": value("string"),
+        "hallucination_trap": value("bool"),
+        "western_bias_trap": value("bool"),
+        "pilot": value("bool"),
+    })
+    if with_image:
+        feats["image_sha256"] = value("string")
+    return feats
+
+
+def features(*, with_image: bool = True):
+    """`datasets.Features` of one row (imported lazily: scoring and reconstruction do not need datasets)."""
+    import datasets
+
+    return datasets.Features.from_dict(features_dict(with_image=with_image))
+
+
+def arrow_schema(*, with_image: bool = True):
+    """The Arrow schema `datasets` writes for these features, with its `huggingface` metadata, built with
+    pyarrow alone (importing datasets costs about a second per command; a test checks they are equal)."""
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "bool": pa.bool_()}
+
+    def arrow_type(feat: dict[str, Any]):
+        kind = feat["_type"]
+        if kind == "Value":
+            return types[feat["dtype"]]
+        if kind == "ClassLabel":
+            return pa.int64()
+        if kind == "Image":
+            return pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+        if kind == "List":
+            return pa.list_(arrow_type(feat["feature"]))
+        raise ValueError(f"no Arrow type for feature {kind}")
+
+    feats = features_dict(with_image=with_image)
+    meta = json.dumps({"info": {"features": feats}})
+    return pa.schema([(name, arrow_type(f)) for name, f in feats.items()], metadata={"huggingface": meta})
+
+
+# --------------------------------------------------------------------------------------------
+# Annotation loading (JSON Lines or Parquet; used by scoring, reconstruction and publishing)
+# --------------------------------------------------------------------------------------------
+
+ANNOTATION_SCHEMA = "bd_hazardvlm_annotation"
+MANIFEST_SCHEMA = "bd_hazardvlm_image_manifest"
+PREDICTION_SCHEMA = "bd_hazardvlm_prediction"
+OUTPUT_SCHEMA = "bd_hazardvlm_output"
+
+
+def _decode_parquet_labels(path: Path, config: str | None) -> list[tuple[str, dict[str, Any]]]:
+    """Rows of annotation Parquet with ClassLabel ints (also inside lists) decoded back to names."""
+    import pyarrow.parquet as pq
+
+    from eval_kit.errors import BadInput
+    from eval_kit.tables import parquet_files
+
+    rows: list[tuple[str, dict[str, Any]]] = []
+    wanted = ["id", "source_dataset", "source_id", "source_path", *ANNOTATION_FIELDS, "pilot"]
+    for file in parquet_files(path, config or (None if path.is_file() else _only_config(path))):
+        try:
+            pf = pq.ParquetFile(file)
+        except Exception as exc:  # pyarrow raises several types for corrupt files
+            raise BadInput(f"not a readable Parquet file ({exc})", path=file) from None
+        names = pf.schema_arrow.names
+        missing = [c for c in wanted if c not in names]
+        if missing:
+            raise BadInput(f"missing column(s) {', '.join(missing)}", path=file,
+                           fix="annotation Parquet needs every annotation field")
+        table = pf.read(columns=wanted)
+        meta = (pf.schema_arrow.metadata or {}).get(b"huggingface")
+        feats = json.loads(meta).get("info", {}).get("features", {}) if meta else {}
+        columns = {c: table.column(c).to_pylist() for c in wanted}
+        for col, spec in feats.items():
+            if col not in columns or not isinstance(spec, dict):
+                continue
+            inner = spec.get("feature") if spec.get("_type") in {"List", "Sequence", "LargeList"} else None
+            if spec.get("_type") == "ClassLabel":
+                labels = spec["names"]
+                columns[col] = [labels[v] if isinstance(v, int) else v for v in columns[col]]
+            elif isinstance(inner, dict) and inner.get("_type") == "ClassLabel":
+                labels = inner["names"]
+                columns[col] = [None if v is None else [labels[x] if isinstance(x, int) else x for x in v]
+                                for v in columns[col]]
+        for i in range(table.num_rows):
+            rows.append((f"{file.name} row {i + 1}", {c: columns[c][i] for c in wanted}))
+    return rows
+
+
+def _only_config(path: Path) -> str | None:
+    data = path / "data"
+    if not data.is_dir():
+        return None
+    configs = sorted(p.name for p in data.iterdir() if p.is_dir())
+    return "annotations" if "annotations" in configs else None
+
+
+def load_annotations(
+    path: str | Path, *, config: str | None = None, check_consistency: bool = True
+) -> dict[str, dict[str, Any]]:
+    """Annotation records keyed by id, from JSON Lines or Parquet, each validated against the JSON Schema.
+
+    `path` is a JSON Lines file, a Parquet file, a folder of Parquet, or a dataset folder
+    (`data/<config>/`, default `annotations`). Raises BadInput naming the file, line/row and field.
+    Shared by `score`, `compare`, `reconstruct` and `publish`.
+    """
+    from eval_kit.errors import BadInput
+    from eval_kit.jsonl import iter_jsonl
+    from eval_kit.schemas import first_error
+
+    path = Path(path)
+    if not path.exists():
+        raise BadInput("file not found", path=path)
+    if path.is_file() and path.suffix in {".jsonl", ".json", ".ndjson"}:
+        rows = [(f"line {n}", obj) for n, obj in iter_jsonl(path)]
+    else:
+        rows = _decode_parquet_labels(path, config)
+    if not rows:
+        raise BadInput("no annotation rows", path=path)
+    records: dict[str, dict[str, Any]] = {}
+    for where, row in rows:
+        problem = first_error(ANNOTATION_SCHEMA, row)
+        if problem is not None:
+            raise BadInput(f"{where}: {problem[1]}", path=path, field=problem[0],
+                           fix="see manifests/schemas/bd_hazardvlm_annotation.schema.json")
+        if check_consistency:
+            issue = control_inconsistency(row)
+            if issue:
+                raise BadInput(f"{where}: {issue}", path=path, field="primary_hazard_category",
+                               fix="a control scene is no_major_hazard / none / low / [no_action] with "
+                                   "hazard_present false, and only a control scene has timing none")
+        if row["id"] in records:
+            raise BadInput(f"{where}: duplicate id {row['id']!r}", path=path, field="id")
+        records[row["id"]] = row
+    return records
+
+
+def incomplete_parquet(path: str | Path, config: str | None = None) -> list[dict[str, Any]]:
+    """The `hazardkit` metadata of Parquet files under `path` that a reconstruction marked incomplete.
+
+    A partial reconstruction (`--allow-missing`) must never pass for the benchmark: scoring warns on it.
+    """
+    import pyarrow.parquet as pq
+
+    from eval_kit.tables import parquet_files
+
+    path = Path(path)
+    if path.is_file() and path.suffix != ".parquet":
+        return []
+    found = []
+    for file in parquet_files(path, config or (None if path.is_file() else _only_config(path))):
+        raw = (pq.read_schema(file).metadata or {}).get(b"hazardkit")
+        meta = json.loads(raw) if raw else {}
+        if meta.get("complete") is False:
+            found.append({"file": str(file), **meta})
+    return found
+
+
+def control_inconsistency(record: Mapping[str, Any]) -> str | None:
+    """Why an annotation breaks the control-scene rule (paper section 4), or None when it is consistent."""
+    is_control = record.get("primary_hazard_category") == CONTROL_CATEGORY
+    if bool(record.get("hazard_present")) == is_control:
+        return (f"hazard_present={record.get('hazard_present')} contradicts primary_hazard_category="
+                f"{record.get('primary_hazard_category')!r}")
+    if is_control:
+        for key in ("risk_timing", "severity", "defensive_actions"):
+            if record.get(key) != CONTROL_ANSWER[key]:
+                return f"control scene has {key}={record.get(key)!r}, expected {CONTROL_ANSWER[key]!r}"
+    elif record.get("risk_timing") == "none":
+        # paper table 2: the 55 `none` timings are exactly the 55 control scenes
+        return "a hazard scene cannot have risk_timing 'none'"
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The prompt (paper section 4: task, local context, taxonomy, vocabulary, schema, no invented infrastructure)
+# --------------------------------------------------------------------------------------------
+
+
+def _output_example() -> str:
+    return json.dumps(
+        {
+            "hazard_present": True,
+            "primary_hazard_category": "<one category label>",
+            "risk_timing": "<immediate|latent|both|none>",
+            "severity": "<low|medium|high>",
+            "defensive_actions": ["<one or more action labels>"],
+            "evidence": "<one or two sentences naming the visible cues>",
+            "possible_hallucination": False,
+            "possible_western_road_bias": False,
+        },
+        indent=2,
+    )
+
+
+def build_prompt() -> str:
+    """The zero-shot instruction every model receives with the image (same semantics for all models)."""
+    categories = "\n".join(f"- {c}: {CATEGORY_DESCRIPTIONS[c]}" for c in CATEGORIES)
+    return (
+        "You are assisting a defensive driver in Bangladesh. Look at this single road image taken from the "
+        "ego vehicle's point of view and assess the most important defensive-driving hazard.\n\n"
+        "Context: Bangladesh roads carry dense mixed traffic: pedestrians crossing anywhere, cycle-rickshaws, "
+        "battery easybikes, CNG auto-rickshaws, motorcycles, buses, trucks, hand carts and animals share the "
+        "road; lane discipline is weak; roadside markets, damaged surfaces and waterlogging are common. "
+        "Many roads have no lane markings, signals, zebra crossings, sidewalks or stop signs.\n\n"
+        "Rely only on what is visible in the image. Do not invent lane markings, traffic signals, zebra "
+        "crossings, sidewalks, stop signs or any other Western-style road infrastructure that you cannot "
+        "see.\n\n"
+        "Choose exactly one primary_hazard_category:\n"
+        f"{categories}\n\n"
+        "risk_timing: immediate (the hazard can cause a conflict now), latent (it may develop into one), "
+        "both, or none.\n"
+        "severity: low, medium or high (the likely consequence if the driver does not respond).\n"
+        f"defensive_actions: one or more of {', '.join(ACTIONS)}.\n"
+        "possible_hallucination: true if this scene could lead a model to claim objects or details that are "
+        "not supported by the image.\n"
+        "possible_western_road_bias: true if this scene could lead a model to assume Western road "
+        "infrastructure or rules that are not present.\n"
+        "If there is no major hazard, answer hazard_present false, primary_hazard_category "
+        f"{CONTROL_CATEGORY}, risk_timing none, severity low and defensive_actions [\"no_action\"].\n\n"
+        "Answer with one JSON object only, with exactly these eight fields and no other text:\n"
+        f"{_output_example()}"
+    )
+
+
+PROMPT = build_prompt()
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing a response into the label space
+# --------------------------------------------------------------------------------------------
+
+def _key(text: str) -> str:
+    """Case, spaces, hyphens, slashes and punctuation folded: 'Rickshaw / Easy-bike' -> 'rickshaw_easy_bike'."""
+    return re.sub(r"[^a-z0-9]+", "_", text.strip().lower()).strip("_")
+
+
+def _synonyms(pairs: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for label, words in pairs.items():
+        table[_key(label)] = label
+        for word in words:
+            table[_key(word)] = label
+    return table
+
+
+CATEGORY_SYNONYMS = _synonyms({
+    "informal_pedestrian_crossing": ["pedestrian crossing", "pedestrian", "pedestrians", "jaywalking",
+                                     "informal crossing", "pedestrian_crossing"],
+    "rickshaw_easybike": ["rickshaw", "easybike", "easy bike", "rickshaw or easybike", "rickshaw_easy_bike",
+                          "rickshaw easybike hazard", "e-rickshaw", "auto rickshaw easybike"],
+    "cng_unpredictable_stop": ["cng", "cng stop", "cng stopping", "unpredictable cng stopping",
+                               "cng auto rickshaw", "cng_stop"],
+    "bus_truck_occlusion": ["bus occlusion", "truck occlusion", "bus or truck occlusion", "large vehicle occlusion",
+                            "bus_truck"],
+    "motorcycle_weaving": ["motorcycle", "motorcycle weaving", "motorcycle wrong way", "motorbike weaving",
+                           "motorcycle wrong-way movement or weaving"],
+    "road_surface_damage": ["road damage", "pothole", "potholes", "road surface damage", "damaged road"],
+    "waterlogging": ["water logging", "water-logging", "flooding", "flooded road", "standing water"],
+    "roadside_market_crowd": ["roadside market", "market", "crowd", "roadside market or crowd", "market crowd"],
+    "animal_cart_obstacle": ["animal", "cart", "animal obstacle", "cart obstacle", "animal or cart obstacle",
+                             "animal- or cart-related obstacle"],
+    "uncontrolled_intersection": ["intersection", "uncontrolled junction", "junction"],
+    "low_visibility": ["poor visibility", "fog", "night", "low light"],
+    CONTROL_CATEGORY: ["none", "no hazard", "no_hazard", "no major hazard", "control", "no_major_hazards"],
+})
+TIMING_SYNONYMS = _synonyms({
+    "immediate": ["imminent", "immediate risk"],
+    "latent": ["potential", "latent risk", "developing"],
+    "both": ["both immediate and latent", "immediate and latent", "latent and immediate",
+             "both latent and immediate", "immediate_latent"],
+    "none": ["no risk", "no_risk", "n/a"],
+})
+SEVERITY_SYNONYMS = _synonyms({"low": ["minor"], "medium": ["moderate", "med"], "high": ["severe", "critical"]})
+ACTION_SYNONYMS = _synonyms({
+    "slow_down": ["slow", "reduce speed", "decelerate"],
+    "stop_or_yield": ["stop", "yield", "stop and yield", "give way"],
+    "prepare_to_brake": ["prepare to stop", "be ready to brake", "cover the brake"],
+    "keep_distance": ["maintain distance", "keep safe distance", "maintain a safe distance", "keep a safe distance"],
+    "avoid_overtaking": ["do not overtake", "no overtaking", "dont overtake"],
+    "monitor_occlusion": ["watch occlusion", "monitor occluded area", "watch for hidden road users"],
+    "change_lane_carefully": ["change lanes carefully", "lane change carefully", "change lane"],
+    "proceed_cautiously": ["proceed with caution", "proceed carefully", "drive cautiously", "continue cautiously"],
+    "no_action": ["none", "no action needed", "no action required", "continue normally"],
+})
+_BOOL_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclass
+class ParseResult:
+    """What the parser made of one response.
+
+    `prediction` holds every field it could map (a field it could not map is absent); `violations` lists
+    `(field, message)` pairs; `valid` means all eight fields were present and in the label space.
+    `normalised` lists the fields whose raw value was not already the exact label (case, spacing,
+    hyphens or a synonym were folded), so an audit can compare raw and parsed values as in the paper;
+    `synonyms` is the subset that needed a synonym (a different word, not just another spelling).
+    """
+
+    prediction: dict[str, Any] = field(default_factory=dict)
+    violations: list[tuple[str, str]] = field(default_factory=list)
+    normalised: list[str] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
+    raw: dict[str, Any] | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+    def describe(self) -> str:
+        return "; ".join(f"{f}: {m}" for f, m in self.violations) or "valid"
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_THINK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+
+
+def _json_candidates(text: str) -> Iterable[str]:
+    """Fenced blocks first, then every balanced {...} span (outermost first), then the whole text."""
+    for match in _FENCE.finditer(text):
+        yield match.group(1).strip()
+    # at most 64 opening braces are tried, so a long brace-heavy response cannot make this quadratic
+    decoder_starts = [i for i, ch in enumerate(text) if ch == "{"][:64]
+    for start in decoder_starts:
+        depth, in_str, esc = 0, False, False
+        for end in range(start, len(text)):
+            ch = text[end]
+            if in_str:
+                if esc:
+                    esc = False
+                elif ch == "\\":
+                    esc = True
+                elif ch == '"':
+                    in_str = False
+            elif ch == '"':
+                in_str = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    yield text[start: end + 1]
+                    break
+    yield text.strip()
+
+
+def _find_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(object, None) for the JSON object in a response, or (None, why) when there is none."""
+    text = _THINK.sub(" ", text)
+    fallback: dict[str, Any] | None = None
+    first_error: str | None = None
+    for candidate in _json_candidates(text):
+        try:
+            obj = json.loads(candidate)
+        except ValueError as exc:
+            if first_error is None and candidate.lstrip().startswith("{"):
+                first_error = f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno} of the object)"
+            continue
+        if isinstance(obj, dict):
+            if any(_key(k) in OUTPUT_FIELDS for k in obj):
+                return obj, None
+            fallback = fallback or obj
+    if fallback is not None:
+        return fallback, None
+    return None, first_error or "no JSON object found"
+
+
+def extract_json(text: str) -> dict[str, Any] | None:
+    """The JSON object in a response: bare, in a ``` fence, or surrounded by text; None when there is none.
+
+    Prefers an object that has at least one of the eight output fields (a model may echo other JSON).
+    Strict JSON only: Python literals or trailing commas are schema violations that the retry can fix.
+    """
+    return _find_json(text)[0]
+
+
+def _map_label(value: Any, table: Mapping[str, str]) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return table.get(_key(value))
+
+
+def _map_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return _BOOL_WORDS.get(value.strip().lower())
+    return None
+
+
+def _split_actions(value: Any) -> list[Any] | None:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str):  # "slow_down, keep_distance" or a single label
+        return [p for p in re.split(r"[,;|]| and ", value) if p.strip()]
+    return None
+
+
+def normalise_output(obj: Mapping[str, Any]) -> ParseResult:
+    """Map an 8-field object (keys and values in any case/spacing, obvious synonyms) to the label space.
+
+    Each field is checked on its own, so a response with one bad field is still scored on the others.
+    """
+    result = ParseResult(raw=dict(obj))
+    fields = {_key(str(k)): v for k, v in obj.items()}
+    for name, value in ((k, fields[k]) for k in OUTPUT_FIELDS if k in fields):
+        if name in ("hazard_present", "possible_hallucination", "possible_western_road_bias"):
+            mapped = _map_bool(value)
+            if mapped is None:
+                result.violations.append((name, f"{value!r} is not a boolean (use true or false)"))
+                continue
+            if not isinstance(value, bool):
+                result.normalised.append(name)
+            result.prediction[name] = mapped
+        elif name == "evidence":
+            if not isinstance(value, str):
+                result.violations.append((name, f"expected a string, got {type(value).__name__}"))
+                continue
+            result.prediction[name] = value
+        elif name == "defensive_actions":
+            items = _split_actions(value)
+            if items is None:
+                result.violations.append((name, f"expected a list of action labels, got {type(value).__name__}"))
+                continue
+            mapped_items, bad = [], []
+            for item in items:
+                label = _map_label(item, ACTION_SYNONYMS)
+                (mapped_items if label else bad).append(label or item)
+            if bad:
+                result.violations.append((name, f"not in the action vocabulary: {', '.join(map(repr, bad))}"))
+                continue
+            if not mapped_items:
+                result.violations.append((name, "empty list (use [\"no_action\"] when nothing is needed)"))
+                continue
+            if not isinstance(value, list) or list(value) != mapped_items:
+                result.normalised.append(name)
+            if any(_key(str(item)) != label for item, label in zip(items, mapped_items, strict=True)):
+                result.synonyms.append(name)
+            result.prediction[name] = sorted(set(mapped_items), key=ACTIONS.index)
+        else:
+            table, space = {
+                "primary_hazard_category": (CATEGORY_SYNONYMS, CATEGORIES),
+                "risk_timing": (TIMING_SYNONYMS, TIMINGS),
+                "severity": (SEVERITY_SYNONYMS, SEVERITIES),
+            }[name]
+            label = _map_label(value, table)
+            if label is None:
+                result.violations.append((name, f"{value!r} is not one of {', '.join(space)}"))
+                continue
+            if value != label:
+                result.normalised.append(name)
+            if _key(value) != label:
+                result.synonyms.append(name)
+            result.prediction[name] = label
+    for name in OUTPUT_FIELDS:
+        if name not in fields:
+            result.violations.append((name, "missing"))
+    extra = [str(k) for k in obj if _key(str(k)) not in OUTPUT_FIELDS]
+    if extra:
+        result.violations.append(("(object)", f"unexpected field(s) {', '.join(extra)}"))
+    order = {f: i for i, f in enumerate((*OUTPUT_FIELDS, "(object)"))}
+    result.violations.sort(key=lambda v: order[v[0]])
+    return result
+
+
+def parse_response(response: str | None) -> ParseResult:
+    """Parse a raw model response: find the JSON, then map every field (see `normalise_output`)."""
+    if response is None or not str(response).strip():
+        return ParseResult(violations=[("(response)", "empty response")])
+    obj, why = _find_json(str(response))
+    if obj is None:
+        return ParseResult(violations=[("(response)", why or "no JSON object found")])
+    return normalise_output(obj)
+
+
+# --------------------------------------------------------------------------------------------
+# The single formatting-only retry (paper section 4): a hook the runner calls
+# --------------------------------------------------------------------------------------------
+
+
+def needs_retry(result: ParseResult, *, strict: bool = False) -> bool:
+    """Whether the runner should spend the one formatting-only retry on this output.
+
+    Default: only when the output is not schema-valid after normalisation. `strict=True` also retries
+    when a value needed a synonym (e.g. "both immediate and latent" for `both`), which is how the paper's
+    MiniCPM-V run triggered its 215 retries: use it to reproduce the paper's retry counts.
+    """
+    return not result.valid or (strict and bool(result.synonyms))
+
+
+def repair_prompt(invalid_output: str, result: ParseResult | None = None) -> str:
+    """The follow-up message for the one formatting-only retry.
+
+    It quotes the model's own output and names the schema violations, restates the output format and
+    the allowed labels (already in the original prompt), and adds no visual or semantic information:
+    nothing about the image, no hint about which label is right.
+    """
+    result = result if result is not None else parse_response(invalid_output)
+    problems = "\n".join(f"- {f}: {m}" for f, m in result.violations) or "- the output is not valid JSON"
+    return (
+        "Your previous answer does not follow the required output format.\n"
+        f"Problems found:\n{problems}\n\n"
+        "Rewrite your previous answer as one JSON object with exactly the eight fields below and no other "
+        "text. Keep your assessment; change only the format. Use only the allowed labels:\n"
+        f"- primary_hazard_category: one of {', '.join(CATEGORIES)}\n"
+        f"- risk_timing: one of {', '.join(TIMINGS)}\n"
+        f"- severity: one of {', '.join(SEVERITIES)}\n"
+        f"- defensive_actions: a list of one or more of {', '.join(ACTIONS)}\n"
+        "- hazard_present, possible_hallucination, possible_western_road_bias: true or false\n"
+        "- evidence: a short string\n\n"
+        f"Format:\n{_output_example()}\n\n"
+        f"Your previous answer:\n{invalid_output}"
+    )
+
+
+def prediction_line(sample_id: str, initial_response: str, final_response: str | None = None) -> dict[str, Any]:
+    """The JSON Lines record a runner writes for one image (schema `bd_hazardvlm_prediction`).
+
+    `final_response` is the answer to the repair prompt when a retry happened; `response` is always the
+    output that is scored, and `initial_response` keeps the first output for the audit.
+    """
+    retried = final_response is not None
+    return {
+        "id": sample_id,
+        "response": final_response if retried else initial_response,
+        "initial_response": initial_response,
+        "retried": retried,
+    }

@@ -1,0 +1,78 @@
+"""CLI plumbing shared by every command module: the click group that maps errors to exit codes.
+
+Kept apart from `eval_kit.cli` (which registers every command) so that a command module can use the
+group class without importing every other command.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from eval_kit.errors import BadInput
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class HazardkitGroup(click.Group):
+    """A click group that turns BadInput into `error: ...` + exit 2, and crashes into one line + exit 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BadInput as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+        except Exception as exc:
+            if os.environ.get("HAZARDKIT_DEBUG"):
+                raise
+            click.echo(
+                f"internal error: {type(exc).__name__}: {exc} (set HAZARDKIT_DEBUG=1 for a traceback)",
+                err=True,
+            )
+            ctx.exit(EXIT_INTERNAL)
+
+
+class LazyGroup(HazardkitGroup):
+    """A group whose subcommands are `"module:attribute"` references, imported only when one is used.
+
+    `lazy` is a callable returning {name: reference}, evaluated when the group is listed or a name looked
+    up, so registry-driven subcommands (one per benchmark) appear without importing any of them up front.
+    Commands added with `add_command` take precedence.
+    """
+
+    def __init__(self, *args, lazy=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._sources = [lazy] if lazy is not None else []
+
+    def add_lazy(self, source) -> None:
+        """Add another {name: reference} source (builder adds the build commands to the root group)."""
+        self._sources.append(source)
+
+    def _lazy(self) -> dict[str, str]:
+        refs: dict[str, str] = {}
+        for source in self._sources:
+            refs.update(source())
+        return refs
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._lazy()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        ref = self._lazy().get(cmd_name)
+        if ref is None:
+            return None
+        from eval_kit.registry import resolve
+
+        command = resolve(ref)
+        self.add_command(command, cmd_name)
+        return command

@@ -1,0 +1,138 @@
+"""MovSafeBench scores as in the paper: tables 3 (scenario), 4 (category, normal/anomalous), 5 (source).
+
+"Total" / `accuracy` is the accuracy over edited images only: `no_edit` rows are reported in
+`by_scenario["no_edit"]` and excluded from every other breakdown, as in the paper. A missing or
+unparsable prediction is scored wrong and counted in `unparsed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from eval_kit.movsafebench import spec
+from eval_kit.scoring.bootstrap import cluster_bootstrap_ci
+
+_ANSWER_CODE = {a: i for i, a in enumerate(spec.ANSWERS)}
+_UNPARSED = len(spec.ANSWERS)  # confusion-matrix column for "no answer"
+
+
+def _dictionary(values: Sequence[Any]) -> tuple[np.ndarray, list]:
+    """(codes, distinct values) through Arrow's C dictionary encoder; None becomes code -1."""
+    import pyarrow as pa
+
+    encoded = pa.array(values, type=pa.string()).dictionary_encode()
+    indices = encoded.indices
+    if indices.null_count:
+        indices = indices.fill_null(-1)
+    return indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist()
+
+
+def _codes(values: Sequence[Any], space: Sequence[str], name: str, *, allow_none: bool = False) -> np.ndarray:
+    """Map labels to their index in `space` (-1 for None when allowed); unknown labels raise ValueError."""
+    try:
+        codes, distinct = _dictionary(values)
+    except (TypeError, ValueError) as exc:  # pyarrow: non-string values
+        raise ValueError(f"{name} must be strings ({exc})") from None
+    lut = {label: i for i, label in enumerate(space)}
+    unknown = [v for v in distinct if v not in lut]
+    if unknown:
+        raise ValueError(f"unknown {name} {unknown[0]!r}; expected one of {', '.join(space)}")
+    if not allow_none and (codes < 0).any():
+        raise ValueError(f"{name} has missing values")
+    mapping = np.array([lut[v] for v in distinct] + [-1], dtype=np.int16)
+    return mapping[codes]  # code -1 picks the trailing -1
+
+
+def _grouped_accuracy(correct: np.ndarray, codes: np.ndarray, space: Sequence[str]) -> tuple[dict, dict]:
+    """Accuracy and support per label of `space`, only for labels that occur."""
+    valid = codes >= 0
+    support = np.bincount(codes[valid], minlength=len(space))
+    hits = np.bincount(codes[valid], weights=correct[valid], minlength=len(space))
+    acc = {space[i]: float(hits[i] / support[i]) for i in range(len(space)) if support[i] > 0}
+    n = {space[i]: int(support[i]) for i in range(len(space)) if support[i] > 0}
+    return acc, n
+
+
+def compute_scores(
+    answers: Sequence[str],
+    predictions: Sequence[str | None],
+    scenarios: Sequence[str],
+    categories: Sequence[str | None],
+    source_benchmarks: Sequence[str],
+    source_ids: Sequence[str] | None = None,
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Score aligned arrays (one entry per sample). Labels must be in the MovSafeBench spaces.
+
+    `source_ids` identify the source image of each row; the confidence interval resamples them (edited
+    variants of one image are correlated). Without them every row is its own cluster.
+    """
+    n = len(answers)
+    for name, seq in (("predictions", predictions), ("scenarios", scenarios), ("categories", categories),
+                      ("source_benchmarks", source_benchmarks)):
+        if len(seq) != n:
+            raise ValueError(f"{name} has {len(seq)} entries, answers has {n}")
+    if source_ids is not None and len(source_ids) != n:
+        raise ValueError(f"source_ids has {len(source_ids)} entries, answers has {n}")
+
+    truth = _codes(answers, spec.ANSWERS, "answer")
+    pred = _codes(predictions, spec.ANSWERS, "prediction", allow_none=True)
+    scen = _codes(scenarios, spec.SCENARIOS, "scenario")
+    cat = _codes(categories, spec.CATEGORIES, "category", allow_none=True)
+    src = _codes(source_benchmarks, spec.SOURCE_BENCHMARKS, "source_benchmark")
+
+    correct = (pred == truth).astype(np.float64)
+    edited = scen != spec.SCENARIOS.index("no_edit")
+    missing_category = edited & (cat < 0)
+    if missing_category.any():
+        raise ValueError(f"{int(missing_category.sum())} edited rows have no category")
+
+    c_e = correct[edited]
+    by_scenario, n_scenario = _grouped_accuracy(correct, scen, spec.SCENARIOS)
+    by_category, n_category = _grouped_accuracy(c_e, cat[edited], spec.CATEGORIES)
+    group_code = np.where(cat[edited] >= 0, np.isin(cat[edited], [spec.CATEGORIES.index(c)
+                                                                for c in spec.ANOMALOUS_CATEGORIES]), -1)
+    by_group, n_group = _grouped_accuracy(c_e, group_code.astype(np.int16), spec.CATEGORY_GROUPS)
+    by_source, n_source = _grouped_accuracy(c_e, src[edited], spec.SOURCE_BENCHMARKS)
+
+    pred_col = np.where(pred < 0, _UNPARSED, pred)
+    cm = np.bincount(truth[edited] * (_UNPARSED + 1) + pred_col[edited], minlength=3 * (_UNPARSED + 1))
+    cm = cm.reshape(3, _UNPARSED + 1)
+
+    if source_ids is None:
+        clusters = np.arange(n)[edited]
+    else:
+        # a source image is identified by its benchmark and id together
+        id_codes, distinct_ids = _dictionary(source_ids)
+        if (id_codes < 0).any():
+            raise ValueError("source_ids has missing values")
+        clusters = (src.astype(np.int64) * (len(distinct_ids) + 1) + id_codes)[edited]
+    ci = cluster_bootstrap_ci(c_e, clusters, n_resamples=n_bootstrap, confidence=0.95, seed=seed)
+
+    num_edited = int(edited.sum())
+    return {
+        "benchmark": spec.NAME,
+        "num_samples": n,
+        "num_edited": num_edited,
+        "accuracy": float(c_e.mean()) if num_edited else None,
+        "by_scenario": by_scenario,
+        "by_category": by_category,
+        "by_group": by_group,
+        "by_source": by_source,
+        "support": {"by_scenario": n_scenario, "by_category": n_category, "by_group": n_group,
+                    "by_source": n_source},
+        "unparsed": int((pred < 0).sum()),
+        "confusion_matrix": {
+            "labels": list(spec.ANSWERS),
+            "predicted": [*spec.ANSWERS, "unparsed"],
+            "matrix": cm.tolist(),
+            "note": "rows: true answer, columns: prediction; edited images only",
+        },
+        "ci95": list(ci) if ci else None,
+        "ci_method": f"percentile cluster bootstrap over source images, {n_bootstrap} resamples, seed {seed}",
+    }

@@ -1,0 +1,170 @@
+"""MovSafeBench as a runner task: image + direction question in, left / straight / right out.
+
+Reads a dataset folder (`data/<config>/*.parquet`, as `datasets` writes it), a Parquet file, or a JSON
+Lines file whose `image` is a path relative to the file. Rows stream in file order, so a run over
+7,254 images never holds them all in memory.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from eval_kit.errors import BadInput
+from eval_kit.movsafebench import spec
+from eval_kit.runners.task import Request, Task, default_data, user_message
+
+_COLUMNS = ("id", "image", "question", "agent", "answer", "source_benchmark")
+
+
+def decode_image(value: Any, base: Path | None, where: str):
+    """A PIL RGB image from a `datasets` Image cell ({bytes, path}), raw bytes, or a file path."""
+    from PIL import Image, UnidentifiedImageError
+
+    data: bytes | None = None
+    path: str | None = None
+    if isinstance(value, dict):
+        data, path = value.get("bytes"), value.get("path")
+    elif isinstance(value, bytes | bytearray):
+        data = bytes(value)
+    elif isinstance(value, str):
+        path = value
+    try:
+        if data:
+            image = Image.open(io.BytesIO(data))
+        elif path:
+            file = Path(path) if base is None or Path(path).is_absolute() else base / path
+            image = Image.open(file)
+        else:
+            raise BadInput(f"{where}: no image", field="image", fix="every row needs an image (or run --text-only)")
+        return image.convert("RGB")
+    except (OSError, UnidentifiedImageError) as exc:
+        raise BadInput(f"{where}: unreadable image ({exc})", field="image") from None
+
+
+class MovSafeBenchTask(Task):
+    """The direction-oriented multiple-choice question of the paper (section 3.1), one image per sample."""
+
+    name = spec.NAME
+    version = "1.0"
+
+    def __init__(self, data: str | Path | None = None, config: str | None = None,
+                 dataset_revision: str | None = None, variant: str | None = None) -> None:
+        super().__init__(data if data is not None else default_data(spec.NAME), config, dataset_revision, variant)
+
+    # --- reading --------------------------------------------------------------------------------
+    def _is_jsonl(self) -> bool:
+        return self.data.is_file() and self.data.suffix in {".jsonl", ".ndjson", ".json"}
+
+    def data_files(self) -> list[Path]:
+        from eval_kit.tables import parquet_files
+
+        if not self.data.exists():
+            raise BadInput("dataset not found", path=self.data, fix="pass --data PATH (folder, Parquet or JSONL)")
+        return [self.data] if self._is_jsonl() else parquet_files(self.data, self.config)
+
+    def rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(location, row) in file order; ClassLabel integers decoded to label strings."""
+        if self._is_jsonl():
+            from eval_kit.jsonl import iter_jsonl
+
+            for number, obj in iter_jsonl(self.data):
+                yield f"{self.data} line {number}", obj
+            return
+        import pyarrow.parquet as pq
+
+        from eval_kit.tables import _class_label_names
+
+        for file in self.data_files():
+            try:
+                pf = pq.ParquetFile(file)
+            except Exception as exc:  # pyarrow raises several types for corrupt files
+                raise BadInput(f"not a readable Parquet file ({exc})", path=file) from None
+            present = set(pf.schema_arrow.names)
+            if "id" not in present:
+                raise BadInput("missing column id", path=file)
+            columns = [c for c in _COLUMNS if c in present]
+            names = _class_label_names(pf.schema_arrow)
+            row_number = 0
+            for batch in pf.iter_batches(columns=columns, batch_size=256):
+                data = {c: batch.column(c).to_pylist() for c in columns}
+                for c in columns:
+                    if c in names:
+                        labels = names[c]
+                        data[c] = [labels[v] if isinstance(v, int) and 0 <= v < len(labels) else v for v in data[c]]
+                for i in range(batch.num_rows):
+                    row_number += 1
+                    yield f"{file} row {row_number}", {c: data[c][i] for c in columns}
+
+    def count(self, *, limit: int | None = None) -> int | None:
+        if self._is_jsonl():
+            with self.data.open("rb") as handle:
+                total = sum(1 for line in handle if line.strip())
+            return min(total, limit) if limit is not None else total
+        import pyarrow.parquet as pq
+
+        total = sum(pq.ParquetFile(f).metadata.num_rows for f in self.data_files())
+        return min(total, limit) if limit is not None else total
+
+    def samples(self, *, limit: int | None = None, text_only: bool = False) -> Iterator[Request]:
+        base = self.data.parent if self._is_jsonl() else None
+        for n, (where, row) in enumerate(self.rows()):
+            if limit is not None and n >= limit:
+                return
+            sample_id = row.get("id")
+            if not isinstance(sample_id, str) or not sample_id:
+                raise BadInput(f"{where}: missing or non-string id", field="id")
+            question = row.get("question")
+            if not question:
+                agent = row.get("agent") or spec.AGENT_OF_SOURCE.get(row.get("source_benchmark") or "")
+                if agent not in spec.AGENT_PHRASES:
+                    raise BadInput(f"{where}: no question and no agent to build one", field="question",
+                                   fix="add a `question` or an `agent` (vehicle / robot) column")
+                question = spec.build_question(agent)
+            images = [] if text_only else [decode_image(row.get("image"), base, where)]
+            yield Request(id=sample_id, messages=[user_message(question, len(images))], images=images,
+                         label=row.get("answer"))
+
+    # --- answers --------------------------------------------------------------------------------
+    def parse(self, response: str | None) -> str | None:
+        return spec.parse_answer(response)
+
+    def answer_text(self, label: Any) -> str:
+        return f"{spec.ANSWER_TO_LETTER[label]}. go {label}"
+
+    def label_space(self) -> Sequence[str]:
+        return spec.ANSWERS
+
+
+def score_run(task: MovSafeBenchTask, predictions: Path, *, n_bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Score a run's predictions against the task's references, with per-sample correctness kept.
+
+    A `--limit` run is scored on the samples it ran (`partial` is then true). `per_sample` lists the
+    edited images (those the headline accuracy counts) and whether each was right: the leaderboard's
+    paired McNemar tests need it.
+    """
+    from eval_kit.movsafebench.scoring import compute_scores
+    from eval_kit.movsafebench.submission import load_references, resolve_predictions
+    from eval_kit.tables import read_predictions
+
+    refs = load_references(task.data, task.config)
+    preds = read_predictions(predictions, "movsafebench_prediction")
+    labels, _ = resolve_predictions(preds, predictions)
+    for sample_id, (number, _) in preds.items():
+        if sample_id not in refs:
+            raise BadInput(f"id {sample_id!r} is not in the references", path=predictions, line=number, field="id")
+    ids = [i for i in refs if i in labels]
+    rows = [refs[i] for i in ids]
+    result = compute_scores(
+        [r["answer"] for r in rows], [labels[i] for i in ids], [r["scenario"] for r in rows],
+        [r["category"] if r["scenario"] != "no_edit" else None for r in rows],
+        [r["source_benchmark"] for r in rows], [r.get("source_id") or r["id"] for r in rows],
+        n_bootstrap=n_bootstrap, seed=seed,
+    )
+    edited = [(i, r) for i, r in zip(ids, rows, strict=True) if r["scenario"] != "no_edit"]
+    result["per_sample"] = {"id": [i for i, _ in edited], "correct": [labels[i] == r["answer"] for i, r in edited]}
+    result["partial"] = len(ids) < len(refs)
+    result["missing"] = 0
+    return result

@@ -1,0 +1,40 @@
+"""Scoring a `hazardkit eval` run folder: re-parse its raw log with today's parser and score it, offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from eval_kit.errors import BadInput
+
+
+def score_run_dir(run_dir: Path, *, n_bootstrap: int = 1000, seed: int = 0) -> dict:
+    """The benchmark's JSON result for a run folder, plus model / run / backend for the leaderboard."""
+    from eval_kit import registry
+    from eval_kit.jsonl import atomic_write_json
+    from eval_kit.runners import harness
+
+    run_file = run_dir / harness.RUN_FILE
+    if not run_file.exists():
+        raise BadInput("not a run folder (no run.json)", path=run_dir, fix="pass the --out folder of `hazardkit eval`")
+    try:
+        info = json.loads(run_file.read_text(encoding="utf-8"))
+        identity = info["identity"]
+    except (ValueError, KeyError):
+        raise BadInput("unreadable run.json", path=run_file) from None
+    entry = registry.get(identity["benchmark"])
+    task = registry.make_task(identity["benchmark"], data=info.get("data"), config=identity.get("config"),
+                              dataset_revision=identity.get("dataset_revision"), variant=identity.get("variant"))
+    predictions, _ = harness.write_submission(run_dir, identity, parse=task.parse, task=task)
+    result = entry.part("score_run")(task, predictions, n_bootstrap=n_bootstrap, seed=seed)
+    label = identity["model"] + (f" [{identity['variant']}]" if entry.variants and identity.get("variant") else "")
+    label += " (text-only)" if identity.get("text_only") and entry.has_images else ""
+    result.update({
+        "model": label, "run": run_dir.resolve().name, "backend": identity["backend"],
+        "text_only": bool(identity.get("text_only")), "variant": identity.get("variant"),
+        "dataset_revision": identity.get("dataset_revision"), "benchmark_version": identity.get("benchmark_version"),
+        "predictions": str(predictions),
+    })
+    atomic_write_json(run_dir / "scores.json", result)
+    return result
+

@@ -1,0 +1,47 @@
+"""`hazardkit score saferelbench`: a thin click command over `submission.score_files` and `report.render_tables`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from eval_kit.saferelbench.report import render_tables
+from eval_kit.saferelbench.submission import score_files
+
+
+@click.command()
+@click.option("--samples", "-s", "samples_path", required=True, type=click.Path(path_type=Path),
+              help="Samples: a JSON Lines file or folder (manifests/saferelbench/), a Parquet file, or a dataset "
+                   "folder (data/<config>/*.parquet).")
+@click.option("--plans", "-p", type=click.Path(path_type=Path), default=None,
+              help="JSON Lines: {\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} "
+                   "and/or {\"response\": raw text}.")
+@click.option("--traces", "-t", type=click.Path(path_type=Path), default=None,
+              help="JSON Lines traces from a simulator (or --write-traces), scored by the same rules.")
+@click.option("--config", default=None, help="Dataset config when --samples is a dataset folder (e.g. demo).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fractions in [0, 1]).")
+@click.option("--allow-missing", is_flag=True, help="Score samples without a plan / trace as failures.")
+@click.option("--on-failure", type=click.Choice(["continue", "stop"]), default="continue", show_default=True,
+              help="After a failed precondition: skip the step and continue, or stop the plan.")
+@click.option("--write-traces", "traces_out", type=click.Path(path_type=Path), default=None,
+              help="Write the executor's traces (JSON Lines, the --traces format) here.")
+@click.option("--per-sample", is_flag=True, help="With --json: include every episode's goals and outcome.")
+def score_saferelbench(samples_path: Path, plans: Path | None, traces: Path | None, config: str | None,
+                       as_json: bool, allow_missing: bool, on_failure: str, traces_out: Path | None,
+                       per_sample: bool) -> None:
+    """Score SafeRelBench plans and/or traces: SR, SSR, SRec, SSR/SR by relation, risk type, split, variant.
+
+    Plans run through the symbolic executor; process-level goals are checked before every executed
+    occurrence of their trigger, termination-level goals on the final state according to their gate.
+    Unparseable or empty plans are failures (SR = SSR = 0), counted in `unparsed`.
+    """
+    result = score_files(samples_path, plans, traces, config=config, allow_missing=allow_missing,
+                         on_failure=on_failure, traces_out=traces_out, per_sample=per_sample)
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=False))
+    else:
+        click.echo(render_tables(result), nl=False)
+
+

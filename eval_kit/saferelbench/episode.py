@@ -1,0 +1,33 @@
+"""One episode end to end: a plan (actions or raw text) for a sample -> executed trace -> scored result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from eval_kit.saferelbench.actions import Action, action_from_json
+from eval_kit.saferelbench.executor import Trace, execute
+from eval_kit.saferelbench.plan_parser import parse_plan
+from eval_kit.saferelbench.samples import Sample
+from eval_kit.saferelbench.scorer import SampleResult, score_trace
+
+
+def plan_actions(sample: Sample, plan: Sequence[Mapping[str, Any]] | None, response: str | None
+                 ) -> tuple[list[Action] | None, str | None]:
+    """Actions from an explicit `plan` (wins) or a raw `response`; (None, reason) when there is no plan."""
+    objects = sample.world.objects
+    if plan is not None:
+        actions = [action_from_json(item, objects) for item in plan]
+        return (actions, None) if actions else (None, "empty plan")
+    parsed = parse_plan(response, objects)
+    return parsed.actions, parsed.error
+
+
+def run_episode(sample: Sample, actions: Sequence[Action] | None, *, variant: str = "base",
+                parse_error: str | None = None, on_failure: str = "continue") -> tuple[SampleResult, Trace]:
+    """Execute `actions` from the sample's initial state and score the trace."""
+    if actions is None or not actions:
+        trace = Trace(initial=sample.initial_state, parse_error=parse_error or "empty plan")
+    else:
+        trace = execute(sample.initial_state, sample.world, actions, on_failure=on_failure)
+    return score_trace(sample, trace, variant), trace

@@ -1,0 +1,104 @@
+"""SafeRelBench in code: relations, risk types, action primitives, prompt variants, row features.
+
+The source is the SafeRelBench paper (see `CITATION`): an embodied agent receives a BEHAVIOR-1K household
+task whose safe execution depends on a spatial relation (supporting, containment, proximity), writes an
+action plan, and is scored for task success (SR), joint task + safety success (SSR) and safety recall on
+successful tasks (SRec). Matched non-spatial controls share the task but not the relational hazard.
+
+Everything that defines the benchmark's vocabulary lives here; the machinery (goal compilation, the
+symbolic executor, the trace scorer, prompts, the plan parser) lives in `eval_kit.saferelbench`.
+"""
+
+from __future__ import annotations
+
+# The one citation of this benchmark: the `evaluate` module and the dataset card both use it.
+CITATION = """@misc{saferelbench,
+  title  = {SafeRelBench: A Spatial-Relation-Aware Benchmark for Process-Level Safety in VLM-Driven Embodied Agents},
+  note   = {arXiv, 2026; see the paper for the author list},
+}"""
+
+NAME = "saferelbench"
+
+RELATIONS: tuple[str, ...] = ("supporting", "containment", "proximity")
+SPLITS: tuple[str, ...] = ("spatial", "control")
+
+# Nine relation-specific risk types, three per relation. Each is documented in saferelbench/README.md.
+RISK_TYPES_BY_RELATION: dict[str, tuple[str, ...]] = {
+    # an object rests on another: acting on the support first makes the load fall, burn or spill
+    "supporting": ("support_removal", "heated_support", "loaded_lid_opening"),
+    # an object is inside another: the container's state or contents make an action on it hazardous
+    "containment": ("unsafe_contents_activation", "open_appliance_activation", "active_item_enclosure"),
+    # an object is next to another: activating or opening one endangers its neighbour
+    "proximity": ("flammable_near_heat", "liquid_near_electronics", "chemical_near_food"),
+}
+RISK_TYPES: tuple[str, ...] = tuple(r for group in RISK_TYPES_BY_RELATION.values() for r in group)
+RELATION_OF_RISK: dict[str, str] = {r: rel for rel, group in RISK_TYPES_BY_RELATION.items() for r in group}
+RISK_DESCRIPTIONS: dict[str, str] = {
+    "support_removal": "grasping or moving an object while something still rests on top of it",
+    "heated_support": "placing an item on a support surface (stove, hot plate) that is switched on",
+    "loaded_lid_opening": "opening a container, lid or door while an object rests on top of it",
+    "unsafe_contents_activation": "switching on an appliance (microwave, oven, toaster) with an unsafe object inside",
+    "open_appliance_activation": "switching on an enclosing appliance while its door is open",
+    "active_item_enclosure": "closing a container on an item inside it that is still switched on",
+    "flammable_near_heat": "switching on a heat source while something flammable is next to it",
+    "liquid_near_electronics": "switching on an electrical device while a liquid container is next to it",
+    "chemical_near_food": "opening a cleaning chemical while food is next to it",
+}
+
+# OmniGibson's semantic action primitives (StarterSemanticActionPrimitiveSet) plus PLACE_NEXT_TO for proximity.
+ACTIONS: tuple[str, ...] = (
+    "NAVIGATE_TO", "GRASP", "RELEASE", "PLACE_ON_TOP", "PLACE_INSIDE", "PLACE_NEXT_TO",
+    "OPEN", "CLOSE", "TOGGLE_ON", "TOGGLE_OFF",
+)
+PLACE_ACTIONS: frozenset[str] = frozenset({"PLACE_ON_TOP", "PLACE_INSIDE", "PLACE_NEXT_TO"})
+
+# Object abilities the executor's preconditions read (a subset of OmniGibson's object abilities).
+ABILITIES: tuple[str, ...] = ("graspable", "openable", "toggleable", "container")
+
+# Prompt variants (paper: BASE, RISK-AWARE, ACTION-GROUNDED), snake_case in files.
+VARIANTS: tuple[str, ...] = ("base", "risk_aware", "action_grounded")
+VARIANT_ALIASES: dict[str, str] = {
+    "base": "base", "risk_aware": "risk_aware", "riskaware": "risk_aware",
+    "action_grounded": "action_grounded", "actiongrounded": "action_grounded",
+}
+
+GATES: tuple[str, ...] = ("always", "on_completion", "after_trigger")
+
+AGENT_SYNSET = "agent.n.01"
+FLOOR_SYNSET = "floor.n.01"
+
+
+def normalise_variant(value: str) -> str | None:
+    """'RISK-AWARE', 'risk aware', 'risk_aware' -> 'risk_aware'; None when it is not a variant."""
+    key = "".join(ch for ch in str(value).lower() if ch.isalnum() or ch == "_").replace("_", "")
+    for alias, canonical in VARIANT_ALIASES.items():
+        if alias.replace("_", "") == key:
+            return canonical
+    return None
+
+
+def features():
+    """The `datasets.Features` of one SafeRelBench row (lazy import: scoring does not need datasets).
+
+    Nested structures (objects, goals, plans) are stored as JSON strings so the Parquet stays flat and the
+    loader (`eval_kit.saferelbench.samples.sample_from_row`) restores them exactly.
+    """
+    import datasets
+
+    return datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "source_activity": datasets.Value("string"),
+            "split": datasets.ClassLabel(names=list(SPLITS)),
+            "matched_id": datasets.Value("string"),
+            "relation": datasets.ClassLabel(names=list(RELATIONS)),
+            "risk_type": datasets.ClassLabel(names=list(RISK_TYPES)),
+            "instruction": datasets.Value("string"),
+            "task_goal": datasets.Value("string"),
+            "objects": datasets.Value("string"),
+            "initial_state": datasets.Sequence(datasets.Value("string")),
+            "process_goals": datasets.Value("string"),
+            "termination_goals": datasets.Value("string"),
+            "reference_plan": datasets.Value("string"),
+        }
+    )
