@@ -1,13 +1,11 @@
 """Reading reference tables (Parquet, JSON Lines, or a dataset folder) and prediction files, keyed by id.
 
-Shared by every `hazardkit score` command. Parquet written by `datasets` stores ClassLabel columns as
-integers with the label names in the schema metadata; we decode them back to strings here so the
-rest of the kit only ever sees label strings.
+Shared by every `hazardkit score` command. ClassLabel integers in Parquet are decoded back to label
+strings by `eval_kit.parquet`, so the rest of the kit only ever sees label strings.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,23 +13,6 @@ from typing import Any
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import iter_jsonl
 from eval_kit.schemas import first_error
-
-
-def _class_label_names(schema) -> dict[str, list[str]]:
-    """Column -> ClassLabel names, from the `huggingface` metadata that `datasets` writes into Parquet."""
-    meta = (schema.metadata or {}).get(b"huggingface")
-    if not meta:
-        return {}
-    try:
-        info = json.loads(meta)
-    except ValueError:
-        return {}
-    feats = info.get("info", {}).get("features", {})
-    return {
-        name: feat["names"]
-        for name, feat in feats.items()
-        if isinstance(feat, dict) and feat.get("_type") == "ClassLabel" and "names" in feat
-    }
 
 
 def parquet_files(path: Path, config: str | None) -> list[Path]:
@@ -72,29 +53,18 @@ def read_reference_rows(
         raise BadInput("file not found", path=path)
     if path.is_file() and path.suffix in {".jsonl", ".json", ".ndjson"}:
         return [(f"line {n}", obj) for n, obj in iter_jsonl(path)]
-    import pyarrow.parquet as pq
+    from eval_kit.parquet import open_parquet, read_columns
 
     rows: list[tuple[str, dict[str, Any]]] = []
     for file in parquet_files(path, config):
-        try:
-            pf = pq.ParquetFile(file)
-        except Exception as exc:  # pyarrow raises several types for corrupt files
-            raise BadInput(f"not a readable Parquet file ({exc})", path=file) from None
+        pf = open_parquet(file)
         present = set(pf.schema_arrow.names)
         missing = [c for c in columns if c not in present]
         if missing:
             raise BadInput(f"missing column(s) {', '.join(missing)}", path=file)
         wanted = list(columns) + [c for c in optional if c in present and c not in columns]
-        table = pf.read(columns=wanted)
-        names = _class_label_names(pf.schema_arrow)
-        data = {}
-        for col in wanted:
-            values = table.column(col).to_pylist()
-            if col in names:
-                labels = names[col]
-                values = [labels[v] if isinstance(v, int) and 0 <= v < len(labels) else v for v in values]
-            data[col] = values
-        for i in range(table.num_rows):
+        data = read_columns(file, wanted, pf=pf)
+        for i in range(pf.metadata.num_rows):
             rows.append((f"{file.name} row {i + 1}", {c: data[c][i] for c in wanted}))
     if not rows:
         raise BadInput("no rows", path=path)

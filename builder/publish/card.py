@@ -214,6 +214,8 @@ def check_card(repo_dir: str | Path, publisher: Publisher, expected_header: dict
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCard
 
+    from eval_kit.parquet import open_parquet
+
     repo_dir = Path(repo_dir)
     problems: list[CardProblem] = []
     card_path = repo_dir / CARD_FILENAME
@@ -249,7 +251,7 @@ def check_card(repo_dir: str | Path, publisher: Publisher, expected_header: dict
             if info.features != features:
                 problems.append(CardProblem(str(card_path), f"dataset_info features of {config!r} differ from "
                                             f"the {publisher.name} features"))
-            rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+            rows = sum(open_parquet(f).metadata.num_rows for f in files)
             split = (info.splits or {}).get(SPLIT)
             if split is None or split.num_examples != rows:
                 problems.append(CardProblem(str(card_path), f"dataset_info of {config!r} says "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,14 +31,6 @@ class ConfigStats:
         }
 
 
-def _class_label_names(schema) -> dict[str, list[str]]:
-    meta = (schema.metadata or {}).get(b"huggingface")
-    if not meta:
-        return {}
-    feats = json.loads(meta).get("info", {}).get("features", {})
-    return {k: v["names"] for k, v in feats.items() if isinstance(v, dict) and v.get("_type") == "ClassLabel"}
-
-
 def label_text(value: Any, names: list[str] | tuple[str, ...] | None) -> str:
     """A column value as the card shows it: a ClassLabel index as its name, None as "(none)"."""
     if value is None:
@@ -52,7 +43,7 @@ def label_text(value: Any, names: list[str] | tuple[str, ...] | None) -> str:
 def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, str] | None = None,
                    count_columns: tuple[str, ...] = ()) -> ConfigStats:
     """Read the non-image columns of a config's shards and count what the card reports."""
-    import pyarrow.parquet as pq
+    from eval_kit.parquet import class_label_names, open_parquet
 
     repo_dir = Path(repo_dir)
     files = config_shards(repo_dir, config)
@@ -63,8 +54,8 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
     editors: Counter = Counter()
     num_rows = 0
     for file in files:
-        pf = pq.ParquetFile(file)
-        names = _class_label_names(pf.schema_arrow)
+        pf = open_parquet(file)
+        names = class_label_names(pf.schema_arrow)
         present = [c for c in pf.schema_arrow.names if c in wanted]
         table = pf.read(columns=present)
         num_rows += table.num_rows

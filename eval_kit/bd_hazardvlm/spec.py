@@ -209,39 +209,21 @@ OUTPUT_SCHEMA = "bd_hazardvlm_output"
 
 def _decode_parquet_labels(path: Path, config: str | None) -> list[tuple[str, dict[str, Any]]]:
     """Rows of annotation Parquet with ClassLabel ints (also inside lists) decoded back to names."""
-    import pyarrow.parquet as pq
-
     from eval_kit.errors import BadInput
+    from eval_kit.parquet import open_parquet, read_columns
     from eval_kit.tables import parquet_files
 
     rows: list[tuple[str, dict[str, Any]]] = []
     wanted = ["id", "source_dataset", "source_id", "source_path", *ANNOTATION_FIELDS, "pilot"]
     for file in parquet_files(path, config or (None if path.is_file() else _only_config(path))):
-        try:
-            pf = pq.ParquetFile(file)
-        except Exception as exc:  # pyarrow raises several types for corrupt files
-            raise BadInput(f"not a readable Parquet file ({exc})", path=file) from None
+        pf = open_parquet(file)
         names = pf.schema_arrow.names
         missing = [c for c in wanted if c not in names]
         if missing:
             raise BadInput(f"missing column(s) {', '.join(missing)}", path=file,
                            fix="annotation Parquet needs every annotation field")
-        table = pf.read(columns=wanted)
-        meta = (pf.schema_arrow.metadata or {}).get(b"huggingface")
-        feats = json.loads(meta).get("info", {}).get("features", {}) if meta else {}
-        columns = {c: table.column(c).to_pylist() for c in wanted}
-        for col, spec in feats.items():
-            if col not in columns or not isinstance(spec, dict):
-                continue
-            inner = spec.get("feature") if spec.get("_type") in {"List", "Sequence", "LargeList"} else None
-            if spec.get("_type") == "ClassLabel":
-                labels = spec["names"]
-                columns[col] = [labels[v] if isinstance(v, int) else v for v in columns[col]]
-            elif isinstance(inner, dict) and inner.get("_type") == "ClassLabel":
-                labels = inner["names"]
-                columns[col] = [None if v is None else [labels[x] if isinstance(x, int) else x for x in v]
-                                for v in columns[col]]
-        for i in range(table.num_rows):
+        columns = read_columns(file, wanted, pf=pf)
+        for i in range(pf.metadata.num_rows):
             rows.append((f"{file.name} row {i + 1}", {c: columns[c][i] for c in wanted}))
     return rows
 

@@ -85,10 +85,10 @@ class BDHazardVLMTask(Task):
 
     def _parquet_images(self, wanted: set[str]) -> Iterator[tuple[str, Any]]:
         """(id, image cell) in file order from the Parquet's `image` column."""
-        import pyarrow.parquet as pq
+        from eval_kit.parquet import open_parquet
 
         for file in self.data_files():
-            pf = pq.ParquetFile(file)
+            pf = open_parquet(file)
             if "image" not in pf.schema_arrow.names:
                 raise BadInput("this Parquet has no image column (annotations only)", path=file, field="image",
                                fix="reconstruct the images (`hazardkit reconstruct bd-hazardvlm`) or run --text-only")

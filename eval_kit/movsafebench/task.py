@@ -73,27 +73,21 @@ class MovSafeBenchTask(Task):
             for number, obj in iter_jsonl(self.data):
                 yield f"{self.data} line {number}", obj
             return
-        import pyarrow.parquet as pq
-
-        from eval_kit.tables import _class_label_names
+        from eval_kit.parquet import label_decoders, open_parquet
 
         for file in self.data_files():
-            try:
-                pf = pq.ParquetFile(file)
-            except Exception as exc:  # pyarrow raises several types for corrupt files
-                raise BadInput(f"not a readable Parquet file ({exc})", path=file) from None
+            pf = open_parquet(file)
             present = set(pf.schema_arrow.names)
             if "id" not in present:
                 raise BadInput("missing column id", path=file)
             columns = [c for c in _COLUMNS if c in present]
-            names = _class_label_names(pf.schema_arrow)
+            decoders = label_decoders(pf.schema_arrow)
             row_number = 0
             for batch in pf.iter_batches(columns=columns, batch_size=256):
                 data = {c: batch.column(c).to_pylist() for c in columns}
                 for c in columns:
-                    if c in names:
-                        labels = names[c]
-                        data[c] = [labels[v] if isinstance(v, int) and 0 <= v < len(labels) else v for v in data[c]]
+                    if c in decoders:
+                        data[c] = decoders[c](data[c])
                 for i in range(batch.num_rows):
                     row_number += 1
                     yield f"{file} row {row_number}", {c: data[c][i] for c in columns}
@@ -103,9 +97,9 @@ class MovSafeBenchTask(Task):
             with self.data.open("rb") as handle:
                 total = sum(1 for line in handle if line.strip())
             return min(total, limit) if limit is not None else total
-        import pyarrow.parquet as pq
+        from eval_kit.parquet import open_parquet
 
-        total = sum(pq.ParquetFile(f).metadata.num_rows for f in self.data_files())
+        total = sum(open_parquet(f).metadata.num_rows for f in self.data_files())
         return min(total, limit) if limit is not None else total
 
     def samples(self, *, limit: int | None = None, text_only: bool = False) -> Iterator[Request]:
