@@ -83,7 +83,7 @@ META_FAULTS = [
     ("metadata without dataset revision", {"dataset_revision": None}, "'dataset_revision' is a required property"),
     ("dataset revision mismatch", {"dataset_revision": "sha256:0000000000000000"}, "does not match the references"),
     ("wrong benchmark", {"benchmark": "saferelbench"}, "is for 'saferelbench', not 'movsafebench'"),
-    ("unknown benchmark", {"benchmark": "imagenet"}, "'imagenet' is not one of"),
+    ("unknown benchmark", {"benchmark": "imagenet"}, "is for 'imagenet', not 'movsafebench'"),
     ("unsupported benchmark version", {"benchmark_version": "9.9"}, "version '9.9' is not supported"),
     ("unknown backend", {"backend": "magic"}, "'magic' is not one of"),
     ("settings not an object", {"settings": "greedy"}, "'greedy' is not of type 'object'"),
