@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
+from builder.movsafebench.hazardforge.config import load_config
 from eval_kit.clikit import HazardkitGroup
 from eval_kit.errors import BadInput
 
@@ -19,42 +19,6 @@ from eval_kit.errors import BadInput
 @click.group(cls=HazardkitGroup)
 def forge() -> None:
     """HazardForge: decide where and what to render (plan, preview) before any editing model runs."""
-
-
-def _load_config(config_path: Path | None, targets: str | None, subsample_seed: int | None):
-    from dataclasses import replace
-
-    from builder.movsafebench.hazardforge.config import ForgeConfig
-    from eval_kit.movsafebench.spec import SCENARIO_CATEGORIES, TABLE2_COUNTS
-
-    config = ForgeConfig.load(config_path) if config_path else ForgeConfig()
-    if targets is not None:
-        if targets == "table2":
-            counts: Any = TABLE2_COUNTS
-        else:
-            path = Path(targets)
-            try:
-                counts = json.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise BadInput("targets file not found", path=path, fix="give `table2` or a JSON file") from None
-            except json.JSONDecodeError as exc:
-                raise BadInput(f"targets file is not valid JSON ({exc.msg})", path=path) from None
-            if not isinstance(counts, dict):
-                raise BadInput("targets must be an object {scenario: {category: count}}", path=path)
-            for scenario, cells in counts.items():
-                if scenario not in SCENARIO_CATEGORIES or scenario == "no_edit" or not isinstance(cells, dict):
-                    raise BadInput(f"unknown scenario {scenario!r} in targets", path=path, field=scenario)
-                for category, n in cells.items():
-                    if category not in SCENARIO_CATEGORIES[scenario]:
-                        raise BadInput(f"category {category!r} is not used in {scenario}", path=path,
-                                       field=f"{scenario}/{category}")
-                    if not isinstance(n, int) or n < 0:
-                        raise BadInput("target counts must be non-negative integers", path=path,
-                                       field=f"{scenario}/{category}")
-        config = replace(config, target_counts={s: dict(c) for s, c in counts.items()})
-    if subsample_seed is not None:
-        config = replace(config, subsample_seed=subsample_seed)
-    return config
 
 
 def _summary_table(counts: dict[str, dict[str, int]], title: str):
@@ -95,7 +59,7 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
     from builder.movsafebench.hazardforge.plan import build_plan, count_table, read_sources
     from eval_kit.jsonl import atomic_write_text
 
-    config = _load_config(config_path, targets, subsample_seed)
+    config = load_config(config_path, targets, subsample_seed)
     items = read_sources(sources)
     console = Console(stderr=True)
 

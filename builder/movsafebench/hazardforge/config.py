@@ -113,3 +113,40 @@ class ForgeConfig:
     def intrusion_pixels(self, width: int) -> tuple[int, int]:
         """(r, l) in integer pixels for an image `width` pixels wide (at least 1 each)."""
         return max(1, round(self.intrusion_r_frac * width)), max(1, round(self.intrusion_l_frac * width))
+
+
+def load_config(config_path: Path | None, targets: str | None = None, subsample_seed: int | None = None) -> ForgeConfig:
+    """The forge config from a JSON file (or defaults), with `--targets` (`table2` or a JSON file of
+    {scenario: {category: count}}) and `--subsample-seed` applied; bad files are BadInput."""
+    from dataclasses import replace
+
+    from eval_kit.movsafebench.spec import SCENARIO_CATEGORIES, TABLE2_COUNTS
+
+    config = ForgeConfig.load(config_path) if config_path else ForgeConfig()
+    if targets is not None:
+        if targets == "table2":
+            counts: Any = TABLE2_COUNTS
+        else:
+            path = Path(targets)
+            try:
+                counts = json.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise BadInput("targets file not found", path=path, fix="give `table2` or a JSON file") from None
+            except json.JSONDecodeError as exc:
+                raise BadInput(f"targets file is not valid JSON ({exc.msg})", path=path) from None
+            if not isinstance(counts, dict):
+                raise BadInput("targets must be an object {scenario: {category: count}}", path=path)
+            for scenario, cells in counts.items():
+                if scenario not in SCENARIO_CATEGORIES or scenario == "no_edit" or not isinstance(cells, dict):
+                    raise BadInput(f"unknown scenario {scenario!r} in targets", path=path, field=scenario)
+                for category, n in cells.items():
+                    if category not in SCENARIO_CATEGORIES[scenario]:
+                        raise BadInput(f"category {category!r} is not used in {scenario}", path=path,
+                                       field=f"{scenario}/{category}")
+                    if not isinstance(n, int) or n < 0:
+                        raise BadInput("target counts must be non-negative integers", path=path,
+                                       field=f"{scenario}/{category}")
+        config = replace(config, target_counts={s: dict(c) for s, c in counts.items()})
+    if subsample_seed is not None:
+        config = replace(config, subsample_seed=subsample_seed)
+    return config

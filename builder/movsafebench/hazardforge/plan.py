@@ -242,3 +242,13 @@ def layout_from_plan_line(line: dict[str, Any], image_size: tuple[int, int] | No
 
     validate_or_raise(PLAN_SCHEMA, line)
     return Layout.from_dict(line, image_size=image_size)
+
+
+def read_plan_file(plan: Path, limit: int | None = None) -> tuple[list[dict[str, Any]], str]:
+    """The plan's jobs (the first `limit`) and the sha256 of the plan file, which a run records."""
+
+    if not plan.is_file():
+        raise BadInput("plan file not found", path=plan, fix="make one with `hazardkit forge plan`")
+    digest = hashlib.sha256(plan.read_bytes()).hexdigest()
+    jobs = [job for _, job in read_plan(plan)]
+    return (jobs[:limit] if limit else jobs), digest

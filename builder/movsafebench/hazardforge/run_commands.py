@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
 
 import click
 
 from builder.movsafebench.hazardforge.job import CHECKERS, EDITORS, WorkerSpec
+from builder.movsafebench.hazardforge.plan import read_plan_file
+from builder.movsafebench.hazardforge.runstore import run_status
 from eval_kit.errors import BadInput
 from eval_kit.movsafebench import spec
 from eval_kit.textreport import pct
-
-
-def _read_plan(plan: Path, limit: int | None) -> tuple[list[dict[str, Any]], str]:
-    from builder.movsafebench.hazardforge.plan import read_plan
-
-    if not plan.is_file():
-        raise BadInput("plan file not found", path=plan, fix="make one with `hazardkit forge plan`")
-    digest = hashlib.sha256(plan.read_bytes()).hexdigest()
-    jobs = [job for _, job in read_plan(plan)]
-    return (jobs[:limit] if limit else jobs), digest
 
 
 @click.command("run")
@@ -74,7 +63,7 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
 
     if sprites is not None and not sprites.is_dir():
         raise BadInput("sprite folder not found", path=sprites)
-    jobs, digest = _read_plan(plan, limit)
+    jobs, digest = read_plan_file(plan, limit)
     worker = WorkerSpec(
         plan_dir=str(plan.resolve().parent), editor=editor, editor_model=editor_model,
         editor_revision=editor_revision, dtype=dtype, device=device, steps=steps, guidance=guidance,
@@ -93,34 +82,6 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
     if len(s["failures"]) > 20:
         click.echo(f"  ... and {len(s['failures']) - 20} more failures (see `hazardkit forge status {out}`)")
     click.echo(f"run directory: {out}")
-
-
-def run_status(run_dir: Path) -> dict[str, Any]:
-    """Progress and acceptance per scenario x category, from the records in a run directory."""
-    from builder.movsafebench.hazardforge.runstore import RunStore
-
-    info_path = run_dir / "run.json"
-    if not info_path.is_file():
-        raise BadInput("not a forge run directory (no run.json)", path=run_dir)
-    info = json.loads(info_path.read_text(encoding="utf-8"))
-    cells: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
-    totals: Counter = Counter()
-    failures = []
-    for record in RunStore(run_dir).records():
-        status = record.get("status", "failed")
-        cells[record.get("scenario") or "?"][record.get("category") or "?"][status] += 1
-        totals[status] += 1
-        if status == "failed":
-            failures.append({"job_id": record.get("job_id"), "reason": record.get("reason")})
-    done = sum(totals.values())
-    return {
-        "run_dir": str(run_dir), "jobs_in_plan": info.get("jobs_in_plan"), "finished": done,
-        "statuses": dict(totals),
-        "acceptance_rate": (totals["accepted"] / (totals["accepted"] + totals["rejected"]))
-        if totals["accepted"] + totals["rejected"] else None,
-        "cells": {s: {c: dict(v) for c, v in cats.items()} for s, cats in cells.items()},
-        "failures": failures,
-    }
 
 
 @click.command("status")

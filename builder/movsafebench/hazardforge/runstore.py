@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
 
 RECORD_STATUSES = ("accepted", "rejected", "failed")
@@ -125,3 +127,29 @@ class RunStore:
                 yield json.loads(path.read_text(encoding="utf-8"))
             except (ValueError, OSError):
                 continue
+
+
+def run_status(run_dir: Path) -> dict[str, Any]:
+    """Progress and acceptance per scenario x category, from the records in a run directory."""
+    info_path = run_dir / "run.json"
+    if not info_path.is_file():
+        raise BadInput("not a forge run directory (no run.json)", path=run_dir)
+    info = json.loads(info_path.read_text(encoding="utf-8"))
+    cells: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    totals: Counter = Counter()
+    failures = []
+    for record in RunStore(run_dir).records():
+        status = record.get("status", "failed")
+        cells[record.get("scenario") or "?"][record.get("category") or "?"][status] += 1
+        totals[status] += 1
+        if status == "failed":
+            failures.append({"job_id": record.get("job_id"), "reason": record.get("reason")})
+    done = sum(totals.values())
+    return {
+        "run_dir": str(run_dir), "jobs_in_plan": info.get("jobs_in_plan"), "finished": done,
+        "statuses": dict(totals),
+        "acceptance_rate": (totals["accepted"] / (totals["accepted"] + totals["rejected"]))
+        if totals["accepted"] + totals["rejected"] else None,
+        "cells": {s: {c: dict(v) for c, v in cats.items()} for s, cats in cells.items()},
+        "failures": failures,
+    }
