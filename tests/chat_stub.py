@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -11,18 +12,27 @@ class ChatStub:
     """`reply(request body) -> assistant text`; every request body and its Authorization header are kept.
 
     Optional behaviour for client tests: `key` (401 unless `Bearer <key>`), `fail_first` requests and every
-    request with `always_fail` answer 500, `delay` seconds per request; `max_in_flight` records concurrency.
+    request with `always_fail` answer 500, `delay` seconds per request (or `delay(body) -> seconds`);
+    `max_in_flight` records concurrency and `busy` the seconds with at least one request in flight.
+    `misbehave(body, n)`, called with the n-th (1-based) request of the same prompt text, returns None to
+    answer normally or `(status, body)` to send instead: a dict is sent as JSON, a str as it is.
     """
 
     def __init__(self, reply: Callable[[dict], str], *, key: str | None = None, fail_first: int = 0,
-                 always_fail: bool = False, delay: float = 0.0):
+                 always_fail: bool = False, delay: float | Callable[[dict], float] = 0.0,
+                 misbehave: Callable[[dict, int], tuple[int, object] | None] | None = None):
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.seen: Counter = Counter()
         self.in_flight = self.max_in_flight = 0
+        self.busy = 0.0
+        self._busy_since = 0.0
         self.lock = threading.Lock()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+
             def log_message(self, *args):
                 pass
 
@@ -32,23 +42,31 @@ class ChatStub:
                 with stub.lock:
                     stub.requests.append(body)
                     stub.headers.append({"Authorization": auth})
+                    if stub.in_flight == 0:
+                        stub._busy_since = time.perf_counter()
                     stub.in_flight += 1
                     stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
                     fail = always_fail or len(stub.requests) <= fail_first
-                time.sleep(delay)
-                with stub.lock:
-                    stub.in_flight -= 1
+                    stub.seen[last_text(body)] += 1
+                    nth = stub.seen[last_text(body)]
+                try:
+                    time.sleep(delay(body) if callable(delay) else delay)
+                finally:
+                    with stub.lock:
+                        stub.in_flight -= 1
+                        if stub.in_flight == 0:
+                            stub.busy += time.perf_counter() - stub._busy_since
                 if key is not None and auth != f"Bearer {key}":
                     return self._send(401, {"error": {"message": "bad key", "type": "invalid_request_error"}})
                 if fail:
                     return self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
-                self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": reply(body)}}],
-                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                special = misbehave(body, nth) if misbehave is not None else None
+                if special is not None:
+                    return self._send(*special)
+                self._send(200, completion(body["model"], reply(body)))
 
             def _send(self, code, obj):
-                blob = json.dumps(obj).encode()
+                blob = obj.encode() if isinstance(obj, str) else json.dumps(obj).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(blob)))
@@ -56,6 +74,7 @@ class ChatStub:
                 self.wfile.write(blob)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -66,6 +85,14 @@ class ChatStub:
     def __exit__(self, *exc):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def completion(model: str, text: str | None, finish_reason: str = "stop") -> dict:
+    """A chat.completion body with one choice."""
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": finish_reason,
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
 def last_text(body: dict) -> str:

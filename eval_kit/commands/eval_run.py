@@ -32,41 +32,65 @@ from eval_kit.runners.backends.factory import BACKENDS
               help="bd-hazardvlm with --data annotations.jsonl: image folder, laid out as "
                    "<images>/<source_dataset>/<source_path> or <images>/<source_path>.")
 @click.option("--batch-size", default=8, show_default=True, type=click.IntRange(min=1),
-              help="Requests per batch; the raw log is flushed and fsync'd after each batch.")
+              help="transformers/vllm: samples per generate call. Every backend: the raw log is fsync'd after "
+                   "this many outcomes (each is written and flushed as soon as it is known).")
 @click.option("--dataset-revision", default=None,
               help="Dataset revision to record (Hub tag or commit); default: a content hash of the data files.")
-@click.option("--revision", default=None, help="Model revision to record in the metadata.")
+@click.option("--revision", default=None,
+              help="Model revision (Hub branch, tag or commit) to load (transformers, vllm) and record.")
+@click.option("--model-args", default=None, metavar="KEY=VALUE,...",
+              help="transformers: device_map, dtype, attn_implementation, trust_remote_code, max_memory; "
+                   "vllm: any engine setting, e.g. tensor_parallel_size=2,gpu_memory_utilization=0.85,"
+                   "max_model_len=8192. Part of every request key.")
+@click.option("--gen-kwargs", default=None, metavar="KEY=VALUE,...",
+              help="temperature, top_p, top_k, max_new_tokens, seed, stop (greedy unless temperature > 0). "
+                   "Part of every request key.")
 @click.option("--max-new-tokens", default=256, show_default=True, type=click.IntRange(min=1))
 @click.option("--max-pixels", default=1024 * 28 * 28, show_default=True, type=click.IntRange(min=1),
               help="Images are downscaled (keeping aspect) to at most this many pixels.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the random baseline.")
+@click.option("--max-failures", default="10", show_default=True, metavar="N|P%",
+              help="Stop asking new samples once more than N samples (or P% of them) have failed.")
 @click.option("--base-url", default=None, help="openai: server URL, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable that holds the API key.")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
-              help="openai: requests in flight at once.")
+              help="openai: requests in flight at all times.")
 @click.option("--max-retries", default=5, show_default=True, type=click.IntRange(min=0),
-              help="openai: retries with exponential backoff per request.")
+              help="openai: retries per request (transient errors and malformed answers), with exponential backoff.")
+@click.option("--retry-backoff", default=0.5, show_default=True, type=click.FloatRange(min=0),
+              help="openai: seconds before the first retry; doubles per retry, at most 8 s.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1),
               help="openai: seconds per request.")
 @click.option("--device", default=None, help="transformers: torch device (default cuda if available).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path | None, config: str | None,
                  limit: int | None, text_only: bool, variant: str | None, images: Path | None, batch_size: int,
-                 dataset_revision: str | None, revision: str | None, max_new_tokens: int, max_pixels: int,
-                 seed: int, base_url: str | None, api_key_env: str, concurrency: int, max_retries: int,
-                 timeout: float, device: str | None, no_progress: bool) -> None:
-    """Run MODEL on BENCHMARK (movsafebench, bd-hazardvlm, saferelbench) greedily, logging every raw answer.
+                 dataset_revision: str | None, revision: str | None, model_args: str | None, gen_kwargs: str | None,
+                 max_new_tokens: int, max_pixels: int, seed: int, max_failures: str, base_url: str | None,
+                 api_key_env: str, concurrency: int, max_retries: int, retry_backoff: float, timeout: float,
+                 device: str | None, no_progress: bool) -> None:
+    """Run MODEL on BENCHMARK (movsafebench, bd-hazardvlm, saferelbench), logging every raw answer.
 
     The raw log is keyed by sample id and a hash of (dataset revision, prompt, model, generation
-    settings): re-running never redoes or duplicates a finished sample, and a torn last line from a
-    crash is cut off. Afterwards `hazardkit score run RUNDIR` scores it, offline, as often as needed.
-    """
-    from eval_kit import registry
-    from eval_kit.runners import harness
-    from eval_kit.runners.backends.base import BackendError
-    from eval_kit.runners.backends.factory import make_backend
+    settings): re-running never redoes or duplicates an answered sample, asks failed ones again, and cuts
+    off a torn last line from a crash. Afterwards `hazardkit score run RUNDIR` scores it, offline.
 
+    \b
+    Exit codes: 0 every sample answered; 1 internal error; 2 bad input or model setup (one line, the fix);
+    3 some samples failed or --max-failures stopped the run (answers kept; run the same command again).
+    """
+    import sys
+
+    from eval_kit import registry
+    from eval_kit.folder_lock import folder_lock
+    from eval_kit.runners import harness
+    from eval_kit.runners.backends.factory import make_backend
+    from eval_kit.runners.backends.options import parse_pairs
+
+    budget = harness.FailureBudget.parse(max_failures)
+    parsed_model_args = parse_pairs(model_args, "--model-args")
+    parsed_gen_kwargs = parse_pairs(gen_kwargs, "--gen-kwargs")
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
                               variant=variant, images=images)
     bench = registry.get(benchmark)
@@ -77,20 +101,61 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
     for partial in incomplete:
         click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
                    f"{partial.get('expected')} images): a run on it is not a {bench.title} result", err=True)
-    engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
-                          max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
-                          concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device)
-    try:
+    with folder_lock(out, f"eval {benchmark} --model {model} --backend {backend}"):
+        engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
+                              max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
+                              concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device,
+                              revision=revision, model_args=parsed_model_args, gen_kwargs=parsed_gen_kwargs,
+                              retry_backoff=retry_backoff)
         summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
-                              batch_size=batch_size, revision=revision, progress=not no_progress)
-    except BackendError as exc:
-        raise click.ClickException(f"{exc} (finished samples are kept; run again to resume)") from None
-    click.echo(
-        f"{summary.total} samples: {summary.generated} generated ({summary.samples_per_second:.1f}/s), "
-        f"{summary.skipped} resumed from the log, {summary.repaired} formatting retries"
-        + (f", cut a torn last line of {summary.torn_bytes} bytes" if summary.torn_bytes else "")
-    )
-    click.echo(f"raw log:     {out / harness.RAW_LOG}")
-    click.echo(f"predictions: {out / harness.PREDICTIONS}")
-    click.echo(f"metadata:    {out / harness.METADATA}")
-    click.echo(f"score it:    hazardkit score run {out}")
+                              batch_size=batch_size, revision=revision, progress=not no_progress,
+                              max_failures=budget)
+    _report_failures(summary)
+    try:
+        click.echo(
+            f"{summary.total} samples: {summary.generated} generated ({summary.samples_per_second:.1f}/s), "
+            f"{summary.skipped} resumed from the log, {summary.failed} failed, {summary.repaired} formatting retries"
+            + (f", cut a torn last line of {summary.torn_bytes} bytes" if summary.torn_bytes else "")
+        )
+        click.echo(f"raw log:     {out / harness.RAW_LOG}")
+        click.echo(f"predictions: {out / harness.PREDICTIONS}")
+        click.echo(f"metadata:    {out / harness.METADATA}")
+        click.echo(f"score it:    hazardkit score run {out}")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()  # `hazardkit eval ... | head -1`: the reader left; that is not an error
+    if summary.failed or summary.stopped:
+        raise SystemExit(EXIT_FAILED_SAMPLES)
+
+
+EXIT_FAILED_SAMPLES = 3
+
+
+def _report_failures(summary) -> None:
+    """How many samples failed and why (most frequent reasons, example ids), on stderr."""
+    if not summary.failed and not summary.stopped:
+        return
+    if summary.stopped:
+        click.echo(f"stopped early: {summary.stopped}; {summary.unanswered} samples are still without an answer",
+                   err=True)
+    if summary.failed:
+        click.echo(f"{summary.failed} sample(s) failed:", err=True)
+        for reason, count, ids in summary.failure_reasons():
+            more = ", ..." if count > len(ids) else ""
+            click.echo(f"  {count} x {reason} (e.g. {', '.join(ids)}{more})", err=True)
+    click.echo("answers are kept and failures are in raw.jsonl; run the same command again to ask only the "
+               "unanswered samples, or `hazardkit score run` to score now (failed samples count as wrong)", err=True)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not raise BrokenPipeError again."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # not a real file descriptor (e.g. a test runner's buffer)
+    finally:
+        os.close(devnull)

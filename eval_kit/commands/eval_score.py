@@ -19,6 +19,7 @@ def score_run_command(run_dir: Path, as_json: bool, n_bootstrap: int, seed: int)
     """Score a `hazardkit eval` run folder from its raw log (re-parsed): movsafebench, bd-hazardvlm, saferelbench.
 
     Writes RUNDIR/predictions.jsonl (re-parsed) and RUNDIR/scores.json; --json prints the same JSON.
+    Samples that failed during the run count as wrong; `failed` / `failed_ids` in the JSON list them.
     """
     from eval_kit import registry
 
@@ -27,6 +28,10 @@ def score_run_command(run_dir: Path, as_json: bool, n_bootstrap: int, seed: int)
     for partial in result.get("references_incomplete") or []:
         click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
                    f"{partial.get('expected')} images): these scores are not {title} scores", err=True)
+    if result.get("failed"):
+        shown = ", ".join(result["failed_ids"][:5]) + (", ..." if result["failed"] > 5 else "")
+        click.echo(f"warning: {result['failed']} sample(s) failed during the run and are scored as wrong ({shown}); "
+                   f"rerun `hazardkit eval` with the same options to ask them again", err=True)
     if as_json:
         click.echo(json.dumps(result))
         return

@@ -1,43 +1,114 @@
-"""The generic runner: samples -> batched requests -> raw log -> submission, resumable after any crash.
+"""The generic runner: samples -> requests -> raw log -> submission, resumable after any crash.
 
-Order is the task's sample order and each batch is logged in that order, so a run killed at any point
-and resumed ends with the same raw log, byte for byte, as a run that was never interrupted.
+Every sample's outcome (an answer, or a failure with its reason and attempt count) is appended to the raw
+log as soon as it is known, so a failing sample never stops or loses the others, and a killed run loses
+nothing it had received. Batch backends (transformers, vLLM) get batches in the task's sample order; a
+server backend (`Backend.concurrency`) keeps that many requests in flight at all times and answers land in
+the log as they arrive. Submissions are written in the task's sample order either way, and a rerun with
+the same options asks only the samples without an answer (never-asked and failed ones).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
+import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
-from eval_kit.runners.backends.base import Backend
-from eval_kit.runners.rawlog import RawLog, request_key
+from eval_kit.runners.backends.base import Backend, BackendError, Outcome, SampleFailure
+from eval_kit.runners.rawlog import RawLog, is_failure, request_key
 from eval_kit.runners.task import Message, Request, Task, generic_prediction_line, prompt_text
 
 RAW_LOG = "raw.jsonl"
 RUN_FILE = "run.json"
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.json"
+# a server backend keeps this many prepared requests queued beyond its concurrency, so a finished request
+# is replaced at once (sample decoding on the main thread never leaves a slot idle)
+_QUEUE_AHEAD = 2
+
+
+@dataclass(frozen=True)
+class FailureBudget:
+    """`--max-failures`: how many failed samples a run tolerates before it stops (a count or a share).
+
+    A count N stops the run at failure N+1 (0: stop at the first). A share (`5%` or `0.05`) is of the
+    run's samples; when their number is unknown, of the samples tried so far, counted as at least 20.
+    """
+
+    count: int | None = None
+    share: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> FailureBudget:
+        value = text.strip()
+        try:
+            if value.endswith("%"):
+                share = float(value[:-1]) / 100
+            elif re.fullmatch(r"\d+", value):
+                return cls(count=int(value))
+            else:
+                share = float(value)
+        except ValueError:
+            share = -1.0
+        if not 0 <= share < 1:
+            raise BadInput(f"{text!r} is neither a count nor a share of the samples", field="--max-failures",
+                           fix="use a whole number (e.g. 10), a percentage (5%) or a fraction below 1 (0.05)")
+        return cls(share=share)
+
+    def limit(self, total: int | None, tried: int) -> int | None:
+        if self.count is not None:
+            return self.count
+        if self.share is None:
+            return None
+        return math.floor(self.share * (total if total is not None else max(tried, 20)))
+
+    def __str__(self) -> str:
+        return str(self.count) if self.count is not None else f"{100 * (self.share or 0):g}%"
 
 
 @dataclass
 class RunSummary:
     out: Path
-    total: int  # samples in the (limited) split
-    generated: int  # requests sent in this invocation (first attempts)
-    skipped: int  # finished in an earlier invocation
+    total: int  # samples in the (limited) split seen by this invocation
+    generated: int  # samples answered in this invocation
+    skipped: int  # answered in an earlier invocation
     repaired: int  # formatting-only retries sent
     seconds: float
     torn_bytes: int
+    failed: int = 0  # samples that failed in this invocation (logged with their reason; a rerun retries them)
+    failures: list[dict[str, Any]] = field(default_factory=list)  # their failure records
+    stopped: str | None = None  # why the run stopped before asking every sample (--max-failures), if it did
 
     @property
     def samples_per_second(self) -> float:
         return self.generated / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def unanswered(self) -> int:
+        """Samples without an answer after this invocation: failed ones plus those never asked."""
+        return self.total - self.skipped - self.generated
+
+    def failure_reasons(self, top: int = 3) -> list[tuple[str, int, list[str]]]:
+        """(reason, count, example ids) of this invocation's failures, most frequent first."""
+        groups: dict[str, list[str]] = {}
+        for record in self.failures:
+            groups.setdefault(_reason_group(record["error"]), []).append(record["id"])
+        ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        return [(reason, len(ids), ids[:3]) for reason, ids in ranked[:top]]
+
+
+def _reason_group(reason: str) -> str:
+    """A failure reason without its per-sample details (quoted excerpts), so equal causes group together."""
+    return re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", reason)[:160]
 
 
 def run_identity(task: Task, backend: Backend, model: str, text_only: bool, revision: str | None) -> dict[str, Any]:
@@ -63,18 +134,21 @@ def _check_run_file(out: Path, identity: dict[str, Any], data: str | None) -> No
     atomic_write_json(path, {"identity": identity, "data": data})
 
 
-def _batches(samples: Iterator[Request], size: int) -> Iterator[list[Request]]:
+def _batches(samples: Iterator[Request], size: int, stop: threading.Event) -> Iterator[list[Request]]:
     batch: list[Request] = []
     for s in samples:
         batch.append(s)
         if len(batch) == size:
             yield batch
             batch = []
+            if stop.is_set():
+                return
     if batch:
         yield batch
 
 
 def _progress(enabled: bool, total: int | None, console=None):
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -93,36 +167,138 @@ def _progress(enabled: bool, total: int | None, console=None):
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Throughput(),
                     TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(), disable=not enabled,
-                    transient=False, console=console)
+                    transient=False, console=console or Console(stderr=True))  # stdout: the summary only
 
 
 def retry_sample(sample: Request, messages: list[Message]) -> Request:
     """The same sample (id, images) asked again with the task's formatting-repair messages."""
-    return Request(id=sample.id, messages=messages, images=sample.images, label=sample.label, variant=sample.variant)
+    return Request(id=sample.id, messages=messages, images=sample.images, label=sample.label, variant=sample.variant,
+                   index=sample.index)
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+
+
+def _generate(backend: Backend, batch: list[Request]) -> list[Outcome]:
+    """`backend.generate(batch)`, where an exception fails only the sample that causes it.
+
+    When a batch raises (a sample the processor cannot take, out of memory on one long prompt), its samples
+    are asked one at a time so the others still get answers; a lone sample that raises is a failure.
+    Bad input and `BackendError` concern the whole run and stop it.
+    """
+    try:
+        outcomes = list(backend.generate(batch))
+    except (BadInput, BackendError):
+        raise
+    except Exception as exc:
+        if len(batch) == 1:
+            return [SampleFailure(_describe(exc))]
+        return [outcome for sample in batch for outcome in _generate(backend, [sample])]
+    if len(outcomes) != len(batch):
+        raise BackendError(f"backend returned {len(outcomes)} responses for {len(batch)} requests")
+    return outcomes
+
+
+def _after_retry(outcome: Outcome) -> Outcome:
+    if isinstance(outcome, SampleFailure):
+        return SampleFailure(f"formatting retry: {outcome.reason}", outcome.attempts)
+    return outcome
+
+
+# (sample, final outcome, first response when a formatting retry replaced it)
+Answered = tuple[Request, Outcome, str | None]
+
+
+def _in_batches(task: Task, backend: Backend, pending: Iterator[Request], batch_size: int,
+                stop: threading.Event) -> Iterator[Answered]:
+    for batch in _batches(pending, batch_size, stop):
+        outcomes = _generate(backend, batch)
+        retries = [(i, task.repair(s, o)) for i, (s, o) in enumerate(zip(batch, outcomes, strict=True))
+                   if isinstance(o, str)]
+        retries = [(i, m) for i, m in retries if m is not None]
+        firsts: dict[int, str] = {}
+        if retries:
+            again = _generate(backend, [retry_sample(batch[i], m) for i, m in retries])
+            for (i, _), outcome in zip(retries, again, strict=True):
+                firsts[i] = outcomes[i]  # type: ignore[assignment]
+                outcomes[i] = _after_retry(outcome)
+        for i, sample in enumerate(batch):
+            yield sample, outcomes[i], firsts.get(i)
+
+
+def _ask_one(task: Task, backend: Backend, sample: Request) -> tuple[Outcome, str | None]:
+    """One sample on a worker thread: the request, then its formatting retry when the task asks for one."""
+    first = _generate(backend, [sample])[0]
+    if isinstance(first, str):
+        messages = task.repair(sample, first)
+        if messages is not None:
+            return _after_retry(_generate(backend, [retry_sample(sample, messages)])[0]), first
+    return first, None
+
+
+def _continuously(task: Task, backend: Backend, pending: Iterator[Request], width: int,
+                  stop: threading.Event) -> Iterator[Answered]:
+    """Keep `width` requests in flight; yield each sample's outcome as soon as it is known."""
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hazardkit-request")
+    in_flight: dict[Future, Request] = {}
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and not stop.is_set() and len(in_flight) < width + _QUEUE_AHEAD:
+                sample = next(pending, None)
+                if sample is None:
+                    exhausted = True
+                    break
+                in_flight[pool.submit(_ask_one, task, backend, sample)] = sample
+            if not in_flight:
+                return
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: in_flight[f].index or 0):
+                sample = in_flight.pop(future)
+                final, first = future.result()
+                yield sample, final, first
+    finally:
+        if in_flight:  # stopping on an error: give up retries of what is still in flight
+            backend.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
-        text_only: bool = False, batch_size: int = 8, revision: str | None = None,
-        progress: bool = True) -> RunSummary:
-    """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation finished."""
+        text_only: bool = False, batch_size: int = 8, revision: str | None = None, progress: bool = True,
+        max_failures: FailureBudget | None = None,
+        on_failure: Callable[[dict[str, Any]], None] | None = None) -> RunSummary:
+    """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation answered.
+
+    `batch_size`: samples per `generate` call for batch backends; for every backend, the raw log is
+    fsync'd after that many outcomes (each is written and flushed at once). `max_failures`: stop asking
+    new samples once more samples than it allows have failed (default: never stop).
+    """
     out = Path(out)
     if batch_size < 1:
         raise BadInput("batch size must be >= 1", field="--batch-size")
     identity = run_identity(task, backend, model, text_only, revision)
     _check_run_file(out, identity, str(task.data.resolve()) if task.data is not None else None)
-    log = RawLog(out / RAW_LOG)
+    log = RawLog(out / RAW_LOG, sync_every=batch_size)
     settings = backend.settings()
     total = task.count(limit=limit)
     seen: set[str] = set()
     generated = skipped = repaired = 0
+    failures: list[dict[str, Any]] = []
+    stopped: str | None = None
+    stop = threading.Event()
+    budget = max_failures or FailureBudget()
     started = time.perf_counter()
+    answered: Iterator[Answered] | None = None
 
     def keyed(samples: Iterator[Request]) -> Iterator[Request]:
         nonlocal skipped
-        for s in samples:
+        for index, s in enumerate(samples):
             if s.id in seen:
                 raise BadInput(f"duplicate sample id {s.id!r} in the dataset", path=task.data, field="id")
             seen.add(s.id)
+            s.index = index
             s.key = request_key(dataset_revision=task.dataset_revision, prompt=prompt_text(s.messages),
                                 n_images=len(s.images), model=model, backend=backend.name, settings=settings,
                                 variant=s.variant)
@@ -135,56 +311,79 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     try:
         with _progress(progress, total) as bar:
             job = bar.add_task(f"{task.name} / {model}", total=total)
-            for batch in _batches(keyed(task.samples(limit=limit, text_only=text_only)), batch_size):
-                responses = list(backend.generate(batch))
-                if len(responses) != len(batch):
-                    raise RuntimeError(f"backend returned {len(responses)} responses for {len(batch)} requests")
-                first = list(responses)
-                retries = [(i, task.repair(s, r)) for i, (s, r) in enumerate(zip(batch, responses, strict=True))]
-                retries = [(i, m) for i, m in retries if m is not None]
-                retried = {i for i, _ in retries}
-                if retries:
-                    again = backend.generate([retry_sample(batch[i], m) for i, m in retries])
-                    for (i, _), text in zip(retries, again, strict=True):
-                        responses[i] = text
-                    repaired += len(retries)
-                records = []
-                for i, (s, text) in enumerate(zip(batch, responses, strict=True)):
-                    record: dict[str, Any] = {"id": s.id, "key": s.key, "response": text,
-                                              "prediction": task.parse(text)}
-                    if s.variant is not None:
-                        record["variant"] = s.variant
-                    if i in retried:
-                        record["first_response"] = first[i]
-                    records.append(record)
-                log.append(records)
-                generated += len(batch)
-                bar.advance(job, len(batch))
+            pending = keyed(task.samples(limit=limit, text_only=text_only))
+            if backend.concurrency:
+                answered = _continuously(task, backend, pending, backend.concurrency, stop)
+            else:
+                answered = _in_batches(task, backend, pending, batch_size, stop)
+            for sample, outcome, first in answered:
+                if outcome is None:
+                    continue  # given up while stopping: asked again next time
+                record: dict[str, Any] = {"id": sample.id, "key": sample.key, "index": sample.index}
+                if isinstance(outcome, SampleFailure):
+                    record.update(error=outcome.reason, attempts=outcome.attempts)
+                else:
+                    record.update(response=outcome, prediction=task.parse(outcome))
+                if sample.variant is not None:
+                    record["variant"] = sample.variant
+                if first is not None:
+                    record["first_response"] = first
+                    repaired += 1
+                log.append([record])
+                bar.advance(job)
+                if not is_failure(record):
+                    generated += 1
+                    continue
+                failures.append(record)
+                if on_failure is not None:
+                    on_failure(record)
+                allowed = budget.limit(total, generated + len(failures))
+                if allowed is not None and len(failures) > allowed and stopped is None:
+                    stopped = f"{len(failures)} samples failed, more than --max-failures {budget} allows"
+                    stop.set()
+                    backend.stop()
     finally:
+        if answered is not None:
+            answered.close()  # type: ignore[attr-defined]  # a generator: stops the requests still in flight
         log.close()
         backend.close()
     elapsed = time.perf_counter() - started
     write_submission(out, identity, task=task)
-    return RunSummary(out=out, total=len(seen), generated=generated, skipped=skipped, repaired=repaired,
-                      seconds=elapsed, torn_bytes=log.torn_bytes)
+    return RunSummary(out=out, total=len(seen) if stopped is None else (total or len(seen)), generated=generated,
+                      skipped=skipped, repaired=repaired, seconds=elapsed, torn_bytes=log.torn_bytes,
+                      failed=len(failures), failures=failures, stopped=stopped)
+
+
+def latest_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last record of each id, in the dataset's sample order (`index`; log order for old logs)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for r in records:
+        latest[r["id"]] = r
+    order = {sample_id: position for position, sample_id in enumerate(latest)}
+    return sorted(latest.values(), key=lambda r: (r.get("index", math.inf), order[r["id"]]))
 
 
 def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse=None,
                      task: Task | None = None) -> tuple[Path, Path]:
-    """predictions.jsonl (+ metadata.json) from the raw log: the last record of each id.
+    """predictions.jsonl (+ metadata.json) from the raw log: the last record of each id, in sample order.
 
     With `parse`, responses are parsed again (after a parser change), not taken from the log. With
-    `task`, each line is the task's `prediction_line` (BD-HazardVLM adds the retry audit fields).
+    `task`, each line is the task's `prediction_line` (BD-HazardVLM adds the retry audit fields). A sample
+    whose last outcome is a failure gets an empty response (scored wrong) and is listed in metadata.json's
+    `extra.failed_ids`.
     """
     from eval_kit.runners.rawlog import read_records
 
-    records = read_records(out / RAW_LOG)
-    latest: dict[str, dict[str, Any]] = {}
-    for r in records:
-        latest[r["id"]] = r
     lines = []
-    for r in latest.values():
-        prediction = parse(r.get("response")) if parse is not None else r.get("prediction")
+    failed: list[str] = []
+    for r in latest_records(read_records(out / RAW_LOG)):
+        if is_failure(r):
+            failed.append(r["id"])
+            r = {k: v for k, v in r.items() if k not in ("error", "attempts", "first_response")}
+            r.update(response="", prediction=None)
+            prediction = None
+        else:
+            prediction = parse(r.get("response")) if parse is not None else r.get("prediction")
         line = (task.prediction_line if task is not None else generic_prediction_line)(r, prediction)
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
     predictions = out / PREDICTIONS
@@ -197,6 +396,15 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
                                          "settings", "dataset_revision", "config", "text_only", "variant")}
     meta["num_predictions"] = len(lines)
     meta["hazardkit_version"] = __version__
+    if failed:
+        meta["extra"] = {"num_failed": len(failed), "failed_ids": failed}
     metadata = out / METADATA
     atomic_write_json(metadata, meta)
     return predictions, metadata
+
+
+def failed_ids(out: Path) -> list[str]:
+    """Ids whose last outcome in the run folder's raw log is a failure (what `score run` reports)."""
+    from eval_kit.runners.rawlog import read_records
+
+    return [r["id"] for r in latest_records(read_records(out / RAW_LOG)) if is_failure(r)]

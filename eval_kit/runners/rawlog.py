@@ -1,8 +1,11 @@
-"""The append-only raw log of a run: one JSON line per finished request, fsync'd per batch.
+"""The append-only raw log of a run: one JSON line per sample outcome, written as soon as it is known.
 
-A line is `{"id", "key", "response", "prediction", ...}` where `key` hashes everything that decides the
-answer (dataset revision, prompt, model, backend settings). A crash can leave at most one torn last
-line; it is cut off on reopening, and the sample it held is simply asked again.
+An answer is `{"id", "key", "index", "response", "prediction", ...}` where `key` hashes everything that
+decides the answer (dataset revision, prompt, model, backend settings) and `index` is the sample's place in
+the dataset (submissions follow it, whatever order answers arrived in). A failure is `{"id", "key", "index",
+"error", "attempts"}`: it does not count as done, so the next run asks that sample again. Each line is
+flushed to the OS when written (a killed process loses nothing) and fsync'd every `sync_every` lines.
+A crash can leave at most one torn last line; it is cut off on reopening, and its sample is asked again.
 """
 
 from __future__ import annotations
@@ -26,11 +29,18 @@ def request_key(*, dataset_revision: str, prompt: str, n_images: int, model: str
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
-class RawLog:
-    """Open (creating or repairing) a raw log; `done` maps (id, key) to the finished record."""
+def is_failure(record: dict[str, Any]) -> bool:
+    """A failure record (the sample got no answer in that run)."""
+    return "error" in record
 
-    def __init__(self, path: str | Path) -> None:
+
+class RawLog:
+    """Open (creating or repairing) a raw log; `done` maps (id, key) to the answered record."""
+
+    def __init__(self, path: str | Path, *, sync_every: int = 1) -> None:
         self.path = Path(path)
+        self.sync_every = max(1, sync_every)
+        self._unsynced = 0
         self.records: list[dict[str, Any]] = []
         self.done: dict[tuple[str, str], dict[str, Any]] = {}
         self.torn_bytes = 0
@@ -56,7 +66,8 @@ class RawLog:
                 raise BadInput("corrupt raw log line (not written by a crash at the end)", path=self.path,
                                line=number, fix="restore the log or start a new --out folder") from None
             self.records.append(record)
-            self.done[(record["id"], record["key"])] = record
+            if not is_failure(record):
+                self.done[(record["id"], record["key"])] = record
             good_end += len(raw) + 1
         if good_end < len(data):
             self.torn_bytes = len(data) - good_end
@@ -66,7 +77,8 @@ class RawLog:
                 os.fsync(handle.fileno())
 
     def append(self, records: Iterable[dict[str, Any]]) -> None:
-        """Write the records as lines, then flush and fsync: a batch is on disk before the next starts."""
+        """Write the records as lines and flush them to the OS; fsync once `sync_every` lines are pending."""
+        records = list(records)
         blob = b"".join(
             json.dumps(r, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8") + b"\n"
             for r in records
@@ -75,10 +87,19 @@ class RawLog:
             return
         self._handle.write(blob)
         self._handle.flush()
-        os.fsync(self._handle.fileno())
+        self._unsynced += len(records)
+        if self._unsynced >= self.sync_every:
+            self.sync()
         for r in records:
             self.records.append(r)
-            self.done[(r["id"], r["key"])] = r
+            if not is_failure(r):
+                self.done[(r["id"], r["key"])] = r
+
+    def sync(self) -> None:
+        """fsync what was written: on disk even after a power cut."""
+        if self._unsynced:
+            os.fsync(self._handle.fileno())
+            self._unsynced = 0
 
     def latest(self) -> dict[str, dict[str, Any]]:
         """The last record of each id, in first-seen order (what a submission is built from)."""
@@ -88,7 +109,9 @@ class RawLog:
         return out
 
     def close(self) -> None:
-        self._handle.close()
+        if not self._handle.closed:
+            self.sync()
+            self._handle.close()
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

@@ -1,4 +1,8 @@
-"""Scoring a `hazardkit eval` run folder: re-parse its raw log with today's parser and score it, offline."""
+"""Scoring a `hazardkit eval` run folder: re-parse its raw log with today's parser and score it, offline.
+
+Samples whose last outcome is a failure (the server never answered) are scored as empty answers, i.e.
+wrong, and reported: `failed` (their number) and `failed_ids` in the result.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ def score_run_dir(run_dir: Path, *, n_bootstrap: int = 1000, seed: int = 0) -> d
     task = registry.make_task(identity["benchmark"], data=info.get("data"), config=identity.get("config"),
                               dataset_revision=identity.get("dataset_revision"), variant=identity.get("variant"))
     predictions, _ = harness.write_submission(run_dir, identity, parse=task.parse, task=task)
+    failed = harness.failed_ids(run_dir)
     result = entry.part("score_run")(task, predictions, n_bootstrap=n_bootstrap, seed=seed)
     label = identity["model"] + (f" [{identity['variant']}]" if entry.variants and identity.get("variant") else "")
     label += " (text-only)" if identity.get("text_only") and entry.has_images else ""
@@ -33,7 +38,7 @@ def score_run_dir(run_dir: Path, *, n_bootstrap: int = 1000, seed: int = 0) -> d
         "model": label, "run": run_dir.resolve().name, "backend": identity["backend"],
         "text_only": bool(identity.get("text_only")), "variant": identity.get("variant"),
         "dataset_revision": identity.get("dataset_revision"), "benchmark_version": identity.get("benchmark_version"),
-        "predictions": str(predictions),
+        "predictions": str(predictions), "failed": len(failed), "failed_ids": failed,
     })
     atomic_write_json(run_dir / "scores.json", result)
     return result

@@ -30,6 +30,7 @@ class Request:
     label: Any = None  # the reference answer when the task knows it (majority baseline only; never sent)
     variant: str | None = None  # prompt variant (SafeRelBench), part of the request key
     key: str | None = None  # request key, set by the runner
+    index: int | None = None  # place in the dataset's sample order, set by the runner (submissions follow it)
 
 
 def user_message(text: str, n_images: int) -> Message:

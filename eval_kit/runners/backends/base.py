@@ -1,30 +1,64 @@
-"""The backend contract and helpers every backend shares (image size limits, placeholder filling)."""
+"""The backend contract and helpers every backend shares (outcomes, image size limits, placeholder filling)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from eval_kit.runners.task import Message, Request
 
 
 class BackendError(RuntimeError):
-    """A model call failed for good (after retries). The run stops; finished samples stay in the log."""
+    """A model call failed in a way no retry can fix for the whole run (not one sample's problem)."""
+
+
+@dataclass(frozen=True)
+class SampleFailure:
+    """One sample that got no answer: why (one line, with an excerpt of what came back) and after how many tries.
+
+    Backends return it in place of the sample's text; the runner logs it and goes on with the others.
+    A rerun with the same options asks the sample again.
+    """
+
+    reason: str
+    attempts: int = 1
+
+
+# What a backend answers for one request: the raw text, a failure, or None when the run is stopping and the
+# request was given up unanswered (neither logged nor counted; the next run asks it again).
+Outcome = str | SampleFailure | None
 
 
 class Backend:
-    """Generate one response per Request, greedily. `settings()` is hashed into every request key."""
+    """Generate one outcome per Request. `settings()` is hashed into every request key.
+
+    `concurrency`: None for batch backends (the runner hands `generate` a batch at a time, in order); a
+    number for request-at-a-time backends (a server): the runner keeps that many single-request
+    `generate` calls in flight on threads, so `generate` must be thread-safe.
+    """
 
     name: str = ""
+    concurrency: int | None = None
 
     def settings(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def generate(self, samples: Sequence[Request]) -> list[str]:
+    def generate(self, samples: Sequence[Request]) -> list[Outcome]:
         raise NotImplementedError
+
+    def stop(self) -> None:
+        """The run is stopping: give up waits and retries of requests in flight (return None for them)."""
 
     def close(self) -> None:
         """Release the model; called once when the run ends."""
+
+
+def excerpt(text: Any, limit: int = 120) -> str:
+    """A short one-line repr of what a server sent back, for failure reasons."""
+    text = text if isinstance(text, str) else repr(text)
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
 def limit_pixels(image, max_pixels: int | None):

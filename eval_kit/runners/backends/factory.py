@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from eval_kit.errors import BadInput
 from eval_kit.runners.backends.base import Backend
+from eval_kit.runners.backends.options import check_gen_kwargs, check_model_args
 from eval_kit.runners.task import Task
 
 BACKENDS = ("transformers", "vllm", "openai", "baseline")
@@ -13,23 +15,39 @@ BACKENDS = ("transformers", "vllm", "openai", "baseline")
 def make_backend(name: str, model: str, task: Task, *, limit: int | None = None, seed: int = 0,
                  max_new_tokens: int = 256, max_pixels: int | None = None, base_url: str | None = None,
                  api_key_env: str = "OPENAI_API_KEY", concurrency: int = 8, max_retries: int = 5,
-                 timeout: float = 120.0, device: str | None = None, **extra: Any) -> Backend:
+                 timeout: float = 120.0, device: str | None = None, revision: str | None = None,
+                 model_args: dict[str, Any] | None = None, gen_kwargs: dict[str, Any] | None = None,
+                 retry_backoff: float = 0.5, **extra: Any) -> Backend:
+    """The named backend. `gen_kwargs["max_new_tokens"]`, when given, wins over `max_new_tokens`."""
+    model_args = check_model_args(name, dict(model_args or {}))
+    gen_kwargs = check_gen_kwargs(dict(gen_kwargs or {}))
+    max_new_tokens = int(gen_kwargs.get("max_new_tokens", max_new_tokens))
+    if device is not None and name != "transformers":
+        raise BadInput(f"--device applies to the transformers backend, not {name}", field="--device",
+                       fix="drop --device" + (" (vLLM: --model-args tensor_parallel_size=N)" if name == "vllm" else ""))
     if name == "baseline":
+        if gen_kwargs:
+            raise BadInput("a baseline generates nothing, so it takes no --gen-kwargs", field="--gen-kwargs")
         from eval_kit.runners.backends.baseline import BaselineBackend
 
         return BaselineBackend(model, task, seed=seed, limit=limit)
     if name == "openai":
+        from eval_kit.runners.backends.setup_checks import require_backend
+
+        require_backend("openai")
         from eval_kit.runners.backends.openai_chat import OpenAIBackend
 
         return OpenAIBackend(model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                              max_retries=max_retries, timeout=timeout, max_new_tokens=max_new_tokens,
-                             max_pixels=max_pixels)
+                             max_pixels=max_pixels, gen_kwargs=gen_kwargs, retry_backoff=retry_backoff)
     if name == "transformers":
         from eval_kit.runners.backends.hf_transformers import TransformersBackend
 
-        return TransformersBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, device=device)
+        return TransformersBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, device=device,
+                                   revision=revision, model_args=model_args, gen_kwargs=gen_kwargs)
     if name == "vllm":
         from eval_kit.runners.backends.vllm_offline import VLLMBackend
 
-        return VLLMBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, **extra)
+        return VLLMBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, revision=revision,
+                           model_args=model_args, gen_kwargs=gen_kwargs, **extra)
     raise ValueError(f"unknown backend {name!r}")

@@ -1,17 +1,48 @@
 """vLLM offline inference: `LLM.generate` with multi-modal inputs. vllm is imported only when chosen.
 
 The prompt text comes from the model's own chat template (via its processor), with one image
-placeholder per image; the images go in `multi_modal_data`. Not exercised without a GPU: tests
-check the arguments with a fake LLM object.
+placeholder per image; the images go in `multi_modal_data`. `model_args` go to `vllm.LLM` as engine
+settings (`tensor_parallel_size`, `data_parallel_size`, `gpu_memory_utilization`, `max_model_len`, `dtype`,
+`enforce_eager`, `limit_mm_per_prompt`, `load_format="dummy"` for random weights, ...); remote code stays
+off unless `trust_remote_code=true`. Tests check the arguments with a fake LLM object;
+`benchmarks/gpu_smoke.sh` runs the real engine on a GPU.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from eval_kit.errors import BadInput
+from eval_kit.runners.backends import setup_checks
 from eval_kit.runners.backends.base import Backend, fill_images, limit_pixels
 from eval_kit.runners.task import Request
+
+
+def sampling_options(gen_kwargs: dict[str, Any], max_new_tokens: int) -> dict[str, Any]:
+    """`vllm.SamplingParams` keyword arguments: greedy (temperature 0) unless the user set one."""
+    options: dict[str, Any] = {"temperature": float(gen_kwargs.get("temperature", 0.0)), "max_tokens": max_new_tokens}
+    options.update({k: gen_kwargs[k] for k in ("top_p", "top_k", "seed", "stop") if k in gen_kwargs})
+    return options
+
+
+def engine_kwargs(model: str, revision: str | None, max_images: int, model_args: dict[str, Any]) -> dict[str, Any]:
+    """`vllm.LLM` keyword arguments: the model, its revision, one image per prompt unless said otherwise."""
+    kwargs: dict[str, Any] = {"model": model, "limit_mm_per_prompt": {"image": max_images}}
+    if revision is not None:
+        kwargs["revision"] = revision
+    kwargs.update(model_args)
+    return kwargs
+
+
+def _check_engine_args(vllm: Any, model_args: dict[str, Any]) -> None:
+    fields = {f.name for f in dataclasses.fields(vllm.EngineArgs)} if dataclasses.is_dataclass(
+        getattr(vllm, "EngineArgs", None)) else set()
+    unknown = sorted(set(model_args) - fields) if fields else []
+    if unknown:
+        raise BadInput(f"vLLM {getattr(vllm, '__version__', '')} has no engine setting {unknown[0]!r}",
+                       field="--model-args", fix="see `vllm.EngineArgs` (e.g. tensor_parallel_size, max_model_len)")
 
 
 class VLLMBackend(Backend):
@@ -21,26 +52,58 @@ class VLLMBackend(Backend):
 
     def __init__(self, model: str, *, max_new_tokens: int = 256, max_pixels: int | None = 1024 * 28 * 28,
                  max_images: int = 1, llm: Any = None, sampling_params_cls: Any = None,
-                 render_prompt: Callable[[list[dict[str, Any]]], str] | None = None, **llm_kwargs: Any) -> None:
+                 render_prompt: Callable[[list[dict[str, Any]]], str] | None = None, revision: str | None = None,
+                 model_args: dict[str, Any] | None = None, gen_kwargs: dict[str, Any] | None = None,
+                 **llm_kwargs: Any) -> None:
         self.model_name, self.max_new_tokens, self.max_pixels = model, max_new_tokens, max_pixels
+        self.model_args = {**llm_kwargs, **(model_args or {})}
+        self.gen_kwargs = dict(gen_kwargs or {})
+        self.engine_kwargs = engine_kwargs(model, revision, max_images, self.model_args)
         if llm is None or sampling_params_cls is None:
+            setup_checks.require_backend("vllm")
+            setup_checks.check_model_source(model, revision)
             import vllm
 
-            llm = llm or vllm.LLM(model=model, limit_mm_per_prompt={"image": max_images}, **llm_kwargs)
+            if llm is None:
+                _check_engine_args(vllm, self.model_args)
+                if render_prompt is None:
+                    render_prompt = self._template(model, revision)  # fail fast, before the engine starts
+                try:
+                    llm = vllm.LLM(**self.engine_kwargs)
+                except TypeError as exc:
+                    raise BadInput(f"vLLM refused the engine settings: {exc}", field="--model-args") from None
+                except OSError as exc:
+                    raise setup_checks.load_error(model, exc) from None
             sampling_params_cls = sampling_params_cls or vllm.SamplingParams
         if render_prompt is None:
-            from transformers import AutoProcessor
-
-            processor = AutoProcessor.from_pretrained(model)
-
-            def render_prompt(conversation: list[dict[str, Any]]) -> str:
-                return processor.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
-
+            render_prompt = self._template(model, revision)
         self.llm, self.render_prompt = llm, render_prompt
-        self.params = sampling_params_cls(temperature=0.0, max_tokens=max_new_tokens)
+        self.params = sampling_params_cls(**sampling_options(self.gen_kwargs, max_new_tokens))
+
+    def _template(self, model: str, revision: str | None) -> Callable[[list[dict[str, Any]]], str]:
+        from transformers import AutoProcessor
+
+        kwargs: dict[str, Any] = {"revision": revision}
+        if "trust_remote_code" in self.model_args:
+            kwargs["trust_remote_code"] = self.model_args["trust_remote_code"]
+        try:
+            processor = AutoProcessor.from_pretrained(model, **kwargs)
+        except OSError as exc:
+            raise setup_checks.load_error(model, exc) from None
+        setup_checks.require_chat_template(processor, model)
+
+        def render_prompt(conversation: list[dict[str, Any]]) -> str:
+            return processor.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
+
+        return render_prompt
 
     def settings(self) -> dict[str, Any]:
-        return {"temperature": 0.0, "max_tokens": self.max_new_tokens, "max_pixels": self.max_pixels}
+        settings: dict[str, Any] = {"temperature": float(self.gen_kwargs.get("temperature", 0.0)),
+                                    "max_tokens": self.max_new_tokens, "max_pixels": self.max_pixels}
+        settings.update({k: v for k, v in self.gen_kwargs.items() if k not in ("temperature", "max_new_tokens")})
+        if self.model_args:
+            settings["model_args"] = self.model_args
+        return settings
 
     def request(self, sample: Request) -> dict[str, Any]:
         """One `LLM.generate` input: the templated prompt plus the (size-capped) images."""
