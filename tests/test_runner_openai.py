@@ -58,20 +58,32 @@ def test_chat_completions_with_images_concurrency_and_retry(tmp_path, data, monk
     assert len(records) == 12 and {r["prediction"] for r in records} == {"straight"}
 
 
-def test_server_failure_stops_the_run_and_keeps_finished_samples(tmp_path, data, monkeypatch):
+def test_failing_server_keeps_finished_samples_and_the_rerun_asks_the_rest(tmp_path, data, monkeypatch):
     monkeypatch.setenv("HK_TEST_KEY", "sk-test")
     with FakeServer() as server:
         ok = run(data, tmp_path / "r", server, "--limit", "4", "--max-retries", "0")
         assert ok.exit_code == 0, ok.output
     with FakeServer(always_fail=True) as server:
         failed = run(data, tmp_path / "r", server, "--limit", "8", "--max-retries", "0", "--batch-size", "2")
-    assert failed.exit_code == 1
-    assert "request failed" in failed.output and "run again to resume" in failed.output
-    assert "Traceback" not in failed.output
-    assert len((tmp_path / "r/raw.jsonl").read_text().splitlines()) == 4
+    assert failed.exit_code == 3, failed.output
+    assert "4 sample(s) failed" in failed.output and "HTTP 500: 'overloaded' (after 1 attempt)" in failed.output
+    assert "run the same command again" in failed.output and "Traceback" not in failed.output
+    records = [json.loads(x) for x in (tmp_path / "r/raw.jsonl").read_text().splitlines()]
+    assert len(records) == 8 and sum("error" in r for r in records) == 4
     with FakeServer() as server:
         resumed = run(data, tmp_path / "r", server, "--limit", "8", "--max-retries", "0")
+        assert len(server.requests) == 4  # only the failed ones
     assert resumed.exit_code == 0 and "4 generated" in resumed.output and "4 resumed" in resumed.output
+
+
+def test_continuous_concurrency_is_not_bounded_by_the_batch_size(tmp_path, data, monkeypatch):
+    monkeypatch.setenv("HK_TEST_KEY", "sk-test")
+    with FakeServer(delay=0.1) as server:
+        result = run(data, tmp_path / "r", server, "--concurrency", "6", "--batch-size", "2")
+    assert result.exit_code == 0, result.output
+    assert server.max_in_flight == 6  # lock-step batches would have kept it at 2
+    ids = [json.loads(x)["id"] for x in (tmp_path / "r/predictions.jsonl").read_text().splitlines()]
+    assert ids == [json.loads(x)["id"] for x in data.read_text().splitlines()]  # dataset order, not arrival order
 
 
 def test_wrong_key_is_bad_input(tmp_path, data, monkeypatch):

@@ -98,12 +98,15 @@ class RunSummary:
         return self.total - self.skipped - self.generated
 
     def failure_reasons(self, top: int = 3) -> list[tuple[str, int, list[str]]]:
-        """(reason, count, example ids) of this invocation's failures, most frequent first."""
-        groups: dict[str, list[str]] = {}
+        """(reason, count, example ids) of this invocation's failures, most frequent cause first.
+
+        Failures group by cause (the reason without its quoted excerpts); the first one's full reason is shown.
+        """
+        groups: dict[str, list[dict[str, Any]]] = {}
         for record in self.failures:
-            groups.setdefault(_reason_group(record["error"]), []).append(record["id"])
-        ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-        return [(reason, len(ids), ids[:3]) for reason, ids in ranked[:top]]
+            groups.setdefault(_reason_group(record["error"]), []).append(record)
+        ranked = sorted(groups.values(), key=lambda records: -len(records))
+        return [(records[0]["error"], len(records), [r["id"] for r in records[:3]]) for records in ranked[:top]]
 
 
 def _reason_group(reason: str) -> str:
