@@ -121,7 +121,8 @@ def run_identity(task: Task, backend: Backend, model: str, text_only: bool, revi
             "config": task.config, "text_only": text_only, "variant": task.variant}
 
 
-def _check_run_file(out: Path, identity: dict[str, Any], data: str | None) -> None:
+def _check_run_file(out: Path, identity: dict[str, Any], data: str | None, *, write: bool = True) -> None:
+    """Refuse a folder that holds another run; record this run's identity there when `write` and none is."""
     path = out / RUN_FILE
     if path.exists():
         try:
@@ -134,7 +135,8 @@ def _check_run_file(out: Path, identity: dict[str, Any], data: str | None) -> No
             raise BadInput(f"this folder holds a different run (differs in: {', '.join(diff)})", path=out,
                            fix="use a new --out folder, or the same options as before to resume")
         return
-    atomic_write_json(path, {"identity": identity, "data": data})
+    if write:
+        atomic_write_json(path, {"identity": identity, "data": data})
 
 
 def _batches(samples: Iterator[Request], size: int, stop: threading.Event) -> Iterator[list[Request]]:
@@ -282,7 +284,10 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     if batch_size < 1:
         raise BadInput("batch size must be >= 1", field="--batch-size")
     identity = run_identity(task, backend, model, text_only, revision)
-    _check_run_file(out, identity, str(task.data.resolve()) if task.data is not None else None)
+    data = str(task.data.resolve()) if task.data is not None else None
+    _check_run_file(out, identity, data, write=False)
+    backend.load()  # after the check (no minutes of loading for a refused folder), before run.json is written
+    _check_run_file(out, identity, data)
     log = RawLog(out / RAW_LOG, sync_every=batch_size)
     settings = backend.settings()
     total = task.count(limit=limit)

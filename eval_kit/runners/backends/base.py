@@ -44,6 +44,10 @@ class Backend:
     def settings(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    def load(self) -> None:
+        """Load the model (once). The runner calls it after checking the run folder, so a run that would be
+        refused (another run's folder) fails before minutes of loading; `generate` must load it when needed."""
+
     def generate(self, samples: Sequence[Request]) -> list[Outcome]:
         raise NotImplementedError
 

@@ -40,35 +40,42 @@ class TransformersBackend(Backend):
         setup_checks.require_backend("transformers")
         setup_checks.check_model_source(model, revision)
         setup_checks.check_device(device)
+        self.model_name, self.max_new_tokens, self.max_pixels = model, max_new_tokens, max_pixels
+        self.revision, self.requested_device, self.dtype, self.use_fast = revision, device, dtype, use_fast
+        self.model_args = dict(model_args or {})
+        self.gen_kwargs = dict(gen_kwargs or {})
+        if self.model_args.get("device_map") is not None and device is not None:
+            raise BadInput("--device and --model-args device_map=... both place the model", field="--device",
+                           fix="pass only one of them")
+        self.model: Any = None
+
+    def load(self) -> None:
+        """Load the processor and the model (once); the runner calls it after checking the run folder."""
+        if self.model is not None:
+            return
         import torch
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         self.torch = torch
-        self.model_name, self.max_new_tokens, self.max_pixels = model, max_new_tokens, max_pixels
-        self.model_args = dict(model_args or {})
-        self.gen_kwargs = dict(gen_kwargs or {})
+        model = self.model_name
         load = dict(self.model_args)
         if "torch_dtype" in load:
             load["dtype"] = load.pop("torch_dtype")
-        load["dtype"] = _dtype(torch, load.get("dtype", dtype))
-        device_map = load.get("device_map")
-        if device_map is not None and device is not None:
-            raise BadInput("--device and --model-args device_map=... both place the model", field="--device",
-                           fix="pass only one of them")
+        load["dtype"] = _dtype(torch, load.get("dtype", self.dtype))
         processor_kwargs: dict[str, Any] = {}
         if "trust_remote_code" in load:
             processor_kwargs["trust_remote_code"] = load["trust_remote_code"]
-        use_fast = load.pop("use_fast", use_fast)
+        use_fast = load.pop("use_fast", self.use_fast)
         if use_fast is not None:
             processor_kwargs["use_fast"] = use_fast
-        self.processor = self._processor(model, AutoProcessor, processor_kwargs, revision)
+        self.processor = self._processor(model, AutoProcessor, processor_kwargs, self.revision)
         setup_checks.require_chat_template(self.processor, model)
         self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         try:
-            loaded = AutoModelForImageTextToText.from_pretrained(model, revision=revision, **load)
+            loaded = AutoModelForImageTextToText.from_pretrained(model, revision=self.revision, **load)
         except OSError as exc:
             raise setup_checks.load_error(model, exc) from None
         except ValueError as exc:
@@ -76,8 +83,8 @@ class TransformersBackend(Backend):
                 raise BadInput(f"{model!r} is not an image-text-to-text model transformers can load",
                                field="--model", fix="pass a vision-language chat model (e.g. Qwen2.5-VL)") from None
             raise
-        if device_map is None:
-            self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if load.get("device_map") is None:
+            self.device = self.requested_device or ("cuda" if torch.cuda.is_available() else "cpu")
             loaded = loaded.to(self.device)
         else:
             self.device = loaded.device  # where the inputs go: the first shard's device
@@ -120,6 +127,7 @@ class TransformersBackend(Backend):
 
     def inputs(self, samples: Sequence[Request]):
         """The batch as model inputs: chat template applied, images capped, left-padded."""
+        self.load()
         return self.processor.apply_chat_template(
             [self.conversation(s) for s in samples], tokenize=True, add_generation_prompt=True,
             return_dict=True, return_tensors="pt", processor_kwargs={"padding": True},
@@ -144,7 +152,7 @@ class TransformersBackend(Backend):
         return [cut_at_stop(t, self.gen_kwargs.get("stop")) for t in texts]
 
     def close(self) -> None:
-        del self.model
+        self.model = None
 
 
 def cut_at_stop(text: str, stop: list[str] | None) -> str:

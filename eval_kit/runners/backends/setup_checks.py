@@ -22,11 +22,19 @@ BACKEND_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+def installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it (vllm takes seconds to import)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def require_backend(backend: str) -> None:
     """Bad input naming the extra to install when the backend's library is missing."""
     extra, modules = BACKEND_NEEDS.get(backend, ("", ()))
     for module in modules:
-        if importlib.util.find_spec(module) is None:
+        if not installed(module):
             raise BadInput(f"the {backend} backend needs {module}, which is not installed", field="--backend",
                            fix=f'pip install "hazardkit[{extra}]"'
                                + (" (and a torch build for your machine)" if module == "torch" else ""))

@@ -59,26 +59,34 @@ class VLLMBackend(Backend):
         self.model_args = {**llm_kwargs, **(model_args or {})}
         self.gen_kwargs = dict(gen_kwargs or {})
         self.engine_kwargs = engine_kwargs(model, revision, max_images, self.model_args)
+        self.model_name, self.revision = model, revision
+        self.llm, self.render_prompt, self.params = llm, render_prompt, None
+        self._sampling_params_cls = sampling_params_cls
         if llm is None or sampling_params_cls is None:
             setup_checks.require_backend("vllm")
             setup_checks.check_model_source(model, revision)
+
+    def load(self) -> None:
+        """Build the engine (once); the runner calls it after checking the run folder."""
+        if self.params is not None:
+            return
+        if self.llm is None or self._sampling_params_cls is None:
             import vllm
 
-            if llm is None:
+            if self.llm is None:
                 _check_engine_args(vllm, self.model_args)
-                if render_prompt is None:
-                    render_prompt = self._template(model, revision)  # fail fast, before the engine starts
+                if self.render_prompt is None:
+                    self.render_prompt = self._template(self.model_name, self.revision)  # fail before the engine
                 try:
-                    llm = vllm.LLM(**self.engine_kwargs)
+                    self.llm = vllm.LLM(**self.engine_kwargs)
                 except TypeError as exc:
                     raise BadInput(f"vLLM refused the engine settings: {exc}", field="--model-args") from None
                 except OSError as exc:
-                    raise setup_checks.load_error(model, exc) from None
-            sampling_params_cls = sampling_params_cls or vllm.SamplingParams
-        if render_prompt is None:
-            render_prompt = self._template(model, revision)
-        self.llm, self.render_prompt = llm, render_prompt
-        self.params = sampling_params_cls(**sampling_options(self.gen_kwargs, max_new_tokens))
+                    raise setup_checks.load_error(self.model_name, exc) from None
+            self._sampling_params_cls = self._sampling_params_cls or vllm.SamplingParams
+        if self.render_prompt is None:
+            self.render_prompt = self._template(self.model_name, self.revision)
+        self.params = self._sampling_params_cls(**sampling_options(self.gen_kwargs, self.max_new_tokens))
 
     def _template(self, model: str, revision: str | None) -> Callable[[list[dict[str, Any]]], str]:
         from transformers import AutoProcessor
@@ -107,6 +115,7 @@ class VLLMBackend(Backend):
 
     def request(self, sample: Request) -> dict[str, Any]:
         """One `LLM.generate` input: the templated prompt plus the (size-capped) images."""
+        self.load()
         prompt = self.render_prompt(fill_images(sample.messages, sample.images, lambda _img: {"type": "image"}))
         request: dict[str, Any] = {"prompt": prompt}
         if sample.images:
@@ -115,5 +124,6 @@ class VLLMBackend(Backend):
         return request
 
     def generate(self, samples: Sequence[Request]) -> list[str]:
+        self.load()
         outputs = self.llm.generate([self.request(s) for s in samples], self.params, use_tqdm=False)
         return [out.outputs[0].text for out in outputs]
