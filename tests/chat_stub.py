@@ -32,6 +32,7 @@ class ChatStub:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+            disable_nagle_algorithm = True  # no 40 ms Nagle + delayed-ACK stall between header and body
 
             def log_message(self, *args):
                 pass
