@@ -265,9 +265,9 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Request], widt
                 final, first = future.result()
                 yield sample, final, first
     finally:
-        if in_flight:  # stopping on an error: give up retries of what is still in flight
+        if in_flight:  # leaving on an error or Ctrl-C: give up retries, do not wait for answers nobody logs
             backend.stop()
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=not in_flight, cancel_futures=True)
 
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
