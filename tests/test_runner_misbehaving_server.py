@@ -84,7 +84,7 @@ def test_poison_malformed_and_slow_samples_do_not_stop_the_others(tmp_path, data
             return flaky[sample]
         return None
 
-    server = ChatStub(answer, misbehave=misbehave, delay=lambda b: 0.6 if sample_of(b) == slow else 0.02)
+    server = ChatStub(answer, misbehave=misbehave, delay=lambda b: 1.0 if sample_of(b) == slow else 0.02)
     with server:
         result = hk(path, tmp_path / "r", server.url, "--concurrency", "4", "--batch-size", "2",
                     "--max-retries", "2", "--max-failures", "3")
@@ -190,7 +190,7 @@ def test_sigkill_mid_run_then_resume(tmp_path):
     args = ["eval", "movsafebench", "-m", "served", "-b", "openai", "--data", str(path), "--out", str(out),
             "--no-progress", "--concurrency", "3", "--max-retries", "1", "--retry-backoff", "0.01"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with ChatStub(answer, misbehave=misbehave, delay=0.05) as server:
+    with ChatStub(answer, misbehave=misbehave, delay=0.1) as server:
         child = subprocess.Popen([sys.executable, "-c", CHILD, *args, "--base-url", server.url], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60

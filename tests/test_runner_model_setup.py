@@ -62,6 +62,7 @@ def test_model_setup_errors_exit_2_in_one_line(tmp_path, data, monkeypatch, with
     base = ["eval", "movsafebench", "--data", data, "--no-progress", "--out"]
     one_line_error(*hk(*base, tmp_path / "a", "-m", "/does/not/exist", "-b", "transformers"),
                    "/does/not/exist", "model folder not found", "Hub id")
+    assert not (tmp_path / "a").exists()  # no empty run folder left behind
     (tmp_path / "empty-model").mkdir()
     one_line_error(*hk(*base, tmp_path / "a", "-m", tmp_path / "empty-model", "-b", "transformers"),
                    "no config.json")

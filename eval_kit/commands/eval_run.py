@@ -101,15 +101,21 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
     for partial in incomplete:
         click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
                    f"{partial.get('expected')} images): a run on it is not a {bench.title} result", err=True)
-    with folder_lock(out, f"eval {benchmark} --model {model} --backend {backend}"):
-        engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
-                              max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
-                              concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device,
-                              revision=revision, model_args=parsed_model_args, gen_kwargs=parsed_gen_kwargs,
-                              retry_backoff=retry_backoff)
-        summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
-                              batch_size=batch_size, revision=revision, progress=not no_progress,
-                              max_failures=budget)
+    created = not out.exists()
+    try:
+        with folder_lock(out, f"eval {benchmark} --model {model} --backend {backend}"):
+            engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
+                                  max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
+                                  concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device,
+                                  revision=revision, model_args=parsed_model_args, gen_kwargs=parsed_gen_kwargs,
+                                  retry_backoff=retry_backoff)
+            summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
+                                  batch_size=batch_size, revision=revision, progress=not no_progress,
+                                  max_failures=budget)
+    except BaseException:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # a setup error leaves no empty run folder behind
+        raise
     _report_failures(summary)
     try:
         click.echo(
