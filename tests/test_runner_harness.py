@@ -317,3 +317,49 @@ def test_prompt_variants_go_through_the_registry(tmp_path, jsonl_data, monkeypat
     assert code == 2 and "variants: plain, cot" in text
     code, text = hk("score", "run", tmp_path / "cot", "--json")
     assert code == 0 and json.loads(text)["variant"] == "cot"
+
+
+class PoisonBatch(Backend):
+    """A local model whose whole batch raises when one sample is in it (as an over-long prompt does in vLLM)."""
+
+    name = "poison"
+
+    def __init__(self, poison: str) -> None:
+        self.poison, self.calls = poison, []
+
+    def settings(self):
+        return {}
+
+    def generate(self, samples):
+        self.calls.append([s.id for s in samples])
+        if any(s.id == self.poison for s in samples):
+            raise ValueError(f"prompt of {self.poison} is longer than max_model_len")
+        return ["A" for _ in samples]
+
+
+def test_a_batch_that_raises_fails_only_the_sample_that_causes_it(tmp_path, jsonl_data):
+    task = registry.make_task("movsafebench", data=jsonl_data)
+    ids = [s.id for s in task.samples(limit=10, text_only=True)]
+    backend = PoisonBatch(ids[5])
+    summary = harness.run(task, backend, tmp_path / "r", model="p", limit=10, batch_size=4, progress=False)
+    assert summary.generated == 9 and summary.failed == 1
+    assert summary.failures[0]["error"] == f"ValueError: prompt of {ids[5]} is longer than max_model_len"
+    assert backend.calls[1] == ids[4:8] and backend.calls[2:6] == [[i] for i in ids[4:8]]  # asked one by one
+    records = [json.loads(x) for x in (tmp_path / "r/raw.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in records] == ids and "error" in records[5]
+    again = harness.run(task, PoisonBatch("none"), tmp_path / "r", model="p", limit=10, progress=False)
+    assert again.generated == 1 and again.skipped == 9 and again.failed == 0  # only the failed one is asked
+    preds = [json.loads(x) for x in (tmp_path / "r/predictions.jsonl").read_text().splitlines()]
+    assert [p["id"] for p in preds] == ids and all(p["prediction"] == "left" for p in preds)
+
+
+def test_max_failures_stops_a_batch_run(tmp_path, jsonl_data):
+    class Broken(PoisonBatch):
+        def generate(self, samples):
+            raise RuntimeError("CUDA out of memory")
+
+    task = registry.make_task("movsafebench", data=jsonl_data)
+    summary = harness.run(task, Broken("x"), tmp_path / "r", model="b", batch_size=2, progress=False,
+                          max_failures=harness.FailureBudget.parse("2"))
+    assert summary.stopped and summary.failed == 4  # the batch in hand is finished, then no new batch
+    assert summary.total == 40 and summary.unanswered == 40
