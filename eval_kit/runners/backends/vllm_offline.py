@@ -98,6 +98,12 @@ class VLLMBackend(Backend):
             processor = AutoProcessor.from_pretrained(model, **kwargs)
         except OSError as exc:
             raise setup_checks.load_error(model, exc) from None
+        except (ImportError, ValueError, TypeError, AttributeError):
+            # a Qwen-VL video processor without a matching torchvision: the prompt text needs only the
+            # tokenizer's chat template (vLLM does the image processing itself)
+            from transformers import AutoTokenizer
+
+            processor = AutoTokenizer.from_pretrained(model, **kwargs)
         setup_checks.require_chat_template(processor, model)
 
         def render_prompt(conversation: list[dict[str, Any]]) -> str:
