@@ -15,7 +15,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -272,8 +272,7 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Request], widt
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
         text_only: bool = False, batch_size: int = 8, revision: str | None = None, progress: bool = True,
-        max_failures: FailureBudget | None = None,
-        on_failure: Callable[[dict[str, Any]], None] | None = None) -> RunSummary:
+        max_failures: FailureBudget | None = None) -> RunSummary:
     """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation answered.
 
     `batch_size`: samples per `generate` call for batch backends; for every backend, the raw log is
@@ -343,8 +342,6 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
                     generated += 1
                     continue
                 failures.append(record)
-                if on_failure is not None:
-                    on_failure(record)
                 allowed = budget.limit(total, generated + len(failures))
                 if allowed is not None and len(failures) > allowed and stopped is None:
                     stopped = f"{len(failures)} samples failed, more than --max-failures {budget} allows"
