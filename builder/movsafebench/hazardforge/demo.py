@@ -52,7 +52,7 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
         shutil.rmtree(store.root)  # our own cache, built for other demo settings: start afresh
     store.init(worker.run_info(plan, digest, len(jobs)))
     summary = run_jobs(jobs, store, worker, progress=progress)
-    records = run_records(store.root, "all")
+    records = run_records(store.root, "all", out_dir=work)
     path = write_records(records, work)
     return {"records": path, "run_dir": store.root, "plan": plan, "jobs": len(jobs), "plan_stats": stats,
             "run": summary.as_dict(), "rows": len(records)}
