@@ -30,6 +30,12 @@ REAL_HEIGHT_M: dict[str, float] = {
 # Assumed camera height above the ground per agent, metres: nuScenes' CAM_FRONT is about 1.5 m up; a sidewalk
 # robot's camera about 1.0 m (SA-Bench does not state it). Ours; override with `camera_height_m`.
 CAMERA_HEIGHT_M: dict[str, float] = {"vehicle": 1.5, "robot": 1.0}
+# Widest width/height ratio of a side view per category (the compositor's procedural sprites, rounded up): the
+# intrusion band is only 2 l wide, so an intruding object stands as far back as it must to fit in it.
+SIDE_ASPECT: dict[str, float] = {
+    "human": 0.5, "motorcycle": 1.25, "bicycle": 1.25, "cone": 0.75, "rocks": 1.8, "debris": 4.0, "roadkill": 4.0,
+    "dog": 1.3, "cat": 1.4, "deer": 0.85, "fox": 1.5, "pig": 1.45, "raccoon": 1.55,
+}
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,8 @@ class ForgeConfig:
     intrusion_opposite_near_when_straight: bool = True
     # distance (paper 3.2.4): far band rows |y - y_vp| <= d * H inside Omega_k*
     distance_d: float = 0.05
+    # a far object smaller than min_object_px at distance_d comes closer: d grows (steps of 0.005) up to this
+    distance_d_max: float = 0.1
     # nearby front-facing objects (static scenario, distance/intrusion companions): a box spanning the region's
     # columns (less a margin on each side) and rows [near_top_frac*H, near_bottom_frac*H)
     near_top_frac: float = 0.45
@@ -54,12 +62,16 @@ class ForgeConfig:
     # perspective sizing: an object whose base stands on image row y_b (below the vanishing point's row y_vp) is
     # real_height_m[category] / camera_height_m[agent] * (y_b - y_vp) pixels tall (flat ground, level camera).
     # Nearby, motion and intrusion objects stand at y_b = y_vp + near_depth * (hood_top - y_vp); the far
-    # object of the distance scenario at the lowest row of its band. A far object whose height comes out below
-    # min_object_px is not planned (skipped: "far object too small"), never enlarged.
+    # object of the distance scenario a tenth of the band above its bottom (so it does not touch the mask's
+    # edge), the band growing towards distance_d_max when the object would be too small (layout.distance_band).
+    # An intruding object stands farther back when its side view (side_aspect x height) would be wider than the
+    # intrusion band. An object whose height comes out below min_object_px is not planned (a skipped job: "far
+    # object too small" / "intruding object too small"), never enlarged.
     real_height_m: dict[str, float] = dataclasses.field(default_factory=lambda: dict(REAL_HEIGHT_M))
     camera_height_m: dict[str, float] = dataclasses.field(default_factory=lambda: dict(CAMERA_HEIGHT_M))
     near_depth: float = 0.8
     min_object_px: int = 10
+    side_aspect: dict[str, float] = dataclasses.field(default_factory=lambda: dict(SIDE_ASPECT))
     # motion (paper 3.2.2): the conditional mask is the whole centre region Omega_C
     # subsampling of the plan to target counts per scenario x category (None = keep every eligible job)
     target_counts: dict[str, dict[str, int]] | None = None
@@ -72,6 +84,7 @@ class ForgeConfig:
             (0 < self.intrusion_r_frac <= 1, "intrusion_r_frac must be in (0, 1]"),
             (0 < self.intrusion_l_frac <= 1, "intrusion_l_frac must be in (0, 1]"),
             (0 <= self.distance_d <= 1, "distance_d must be in [0, 1] (paper: d in [0, 1])"),
+            (self.distance_d <= self.distance_d_max <= 1, "distance_d_max must be in [distance_d, 1]"),
             (0 <= self.near_top_frac < self.near_bottom_frac <= 1, "need 0 <= near_top_frac < near_bottom_frac <= 1"),
             (0 <= self.near_margin_frac < 0.5, "near_margin_frac must be in [0, 0.5)"),
             (self.vp_work_width >= 64, "vp_work_width must be >= 64"),
@@ -125,7 +138,7 @@ class ForgeConfig:
                 raise BadInput(f"config value {value!r} has the wrong type", path=path, field=key,
                                fix=f"expected something like {default!r}")
         data = dict(data)
-        for key in ("real_height_m", "camera_height_m"):  # a partial table overrides only what it names
+        for key in ("real_height_m", "camera_height_m", "side_aspect"):  # a partial table overrides what it names
             if key in data:
                 data[key] = {**getattr(cls(), key), **data[key]}
         return cls(**data)

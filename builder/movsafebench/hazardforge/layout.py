@@ -61,6 +61,7 @@ class IneligibleLayout(BadInput):
 FAR_TOO_SMALL = "far object too small"
 NO_GROUND = "no ground between the horizon and the ego hood"
 TOO_TALL = "object taller than the image above its base"
+INTRUDER_TOO_SMALL = "intruding object too small"
 
 
 @dataclass(frozen=True)
@@ -266,6 +267,40 @@ def distance_band_rows(vp_y: float, height: int, d: float) -> tuple[int, int]:
     return y0, y1
 
 
+def _far_base(y0: int, y1: int) -> int:
+    """The far object's base row: a tenth of the band (at least 3 rows) above its bottom, so that neither the
+    object nor its blended fringe touches the mask's edge."""
+    return max(y0, y1 - 1 - max(3, round(0.1 * (y1 - y0))))
+
+
+def distance_band(category: str, vp_row: float, height: int, ground: Ground,
+                  config: ForgeConfig) -> tuple[float, tuple[int, int], dict[str, Any]]:
+    """(d, band rows [y0, y1), object size) of the distance scenario's far object.
+
+    The band is the paper's {|y - y_vp| <= d H} (clipped above the ego hood) and the object stands near its
+    bottom. With `distance_d` the object may come out smaller than `min_object_px`: then d grows in steps of
+    0.005 up to `distance_d_max` (the object comes closer, still inside the paper's band formula); if even that
+    is too small the job is skipped ("far object too small"). Never enlarged."""
+    steps = max(0, math.ceil(round((config.distance_d_max - config.distance_d) / 0.005, 6)))
+    size: dict[str, Any] = {}
+    y0 = y1 = 0
+    for k in range(steps + 1):
+        d = min(config.distance_d_max, round(config.distance_d + 0.005 * k, 6)) if k else config.distance_d
+        y0, y1 = distance_band_rows(vp_row, height, d)
+        y1 = min(y1, ground.bottom)
+        if y0 >= y1:
+            raise IneligibleLayout(
+                f"vanishing point row {vp_row:.1f} is more than d*H outside the image rows",
+                field="vanishing_point", fix="the distance scenario needs the horizon inside the image",
+            )
+        size = object_size(category, _far_base(y0, y1), ground, config)
+        if size["height"] >= config.min_object_px:
+            return d, (y0, y1), size
+    raise IneligibleLayout(
+        f"a far {category} on row {size.get('base_row')} would be {size.get('height')} px tall (< min_object_px "
+        f"{config.min_object_px}) even with d = {config.distance_d_max}", reason=FAR_TOO_SMALL, field="category")
+
+
 def intrusion_geometry(
     side: str, width: int, height: int, r: int, half: int
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -340,8 +375,17 @@ def build_layout(
         box, crop = intrusion_geometry(side, width, height, r, half)
         box = (box[0], box[1], box[2], bottom)
         direction = "right" if side == "left" else "left"  # enters the view, moving inward
-        size = _sized(category, near_base_row(ground, config, height), ground, config) \
-            if ground.vp_row is not None else None
+        size = None
+        if ground.vp_row is not None:
+            base = near_base_row(ground, config, height)
+            # fit the side view in the band: stand farther back (smaller) when it would be wider than 2 l
+            widest = 0.95 * (box[2] - box[0]) / config.side_aspect[category]
+            per_row = config.real_height_m[category] / config.camera_height_m[agent]
+            base = min(base, math.floor(ground.vp_row + widest / per_row))
+            size = _sized(category, base, ground, config)
+            if size["height"] < config.min_object_px:
+                raise IneligibleLayout(f"an intruding {category} {size['height']} px tall would fit the "
+                                       f"{box[2] - box[0]} px band", reason=INTRUDER_TOO_SMALL, field="category")
         intrusion = Edit(
             role="intrusion", region=REGION_OF_SIDE[side], category=category, direction=direction,
             prompt=build_prompt(category, direction), box=box,  # type: ignore[arg-type]
@@ -358,21 +402,9 @@ def build_layout(
     elif scenario == "distance":
         if vanishing_point is None:
             raise BadInput("the distance scenario needs a vanishing point", field="vanishing_point")
-        y0, y1 = distance_band_rows(vanishing_point[1], height, config.distance_d)
-        y1 = min(y1, bottom)
-        if y0 >= y1:
-            raise IneligibleLayout(
-                f"vanishing point row {vanishing_point[1]:.1f} is more than d*H outside the image rows",
-                field="vanishing_point", fix="the distance scenario needs the horizon inside the image",
-            )
         x0, x1 = region_columns(width, gt_region)
-        params = {"d": config.distance_d, "band": [y0, y1]}
-        # the far object stands on the band's lowest row: as close as the paper's band allows, never enlarged
-        size = object_size(category, y1 - 1, ground, config)
-        if size["height"] < config.min_object_px:
-            raise IneligibleLayout(
-                f"a far {category} on row {y1 - 1} would be {size['height']} px tall (< min_object_px "
-                f"{config.min_object_px})", reason=FAR_TOO_SMALL, field="category")
+        d, (y0, y1), size = distance_band(category, vanishing_point[1], height, ground, config)
+        params = {"d": d, "band": [y0, y1]}
         far = Edit(
             role="far", region=gt_region, category=category, direction=FRONT_FACING,
             prompt=build_prompt(category, FRONT_FACING, far=True), box=(x0, y0, x1, y1),

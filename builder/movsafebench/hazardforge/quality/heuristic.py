@@ -66,7 +66,7 @@ class HeuristicChecker:
         sil, (x0, y0, x1, y1) = self.object_silhouette(input_image, output_image, mask)
         area = int(sil.sum())
         raw: dict[str, Any] = {"object_px": area, "mask_px": int(mask.sum())}
-        floor = self.min_object_fraction * raw["mask_px"] if expected_height is None else 0.1 * expected_height ** 2
+        floor = self.min_object_fraction * raw["mask_px"] if expected_height is None else 0.02 * expected_height ** 2
         if area < max(self.min_object_px, floor):
             return Verdict(False, "not generated", None, raw)
         ys, xs = np.nonzero(sil)
