@@ -166,7 +166,7 @@ def main() -> int:
                 overlapping += 1
             size = edit.get("object_size") or {}
             cam = size.get("camera_height_m", 1.5)
-            if base > ref_vp_y and size and not (edit.get("pad_side") is not None and (x0 == 0 or x1 >= rec["width"])):
+            if base > ref_vp_y and size and not (edit["canvas"]["pad_side"] and (x0 == 0 or x1 >= rec["width"])):
                 implied = (y1 - y0) * cam / (y1 - ref_vp_y)
                 ratios[edit["category"]].append(implied / size["real_height_m"])
             placement = edit.get("placement") or {}

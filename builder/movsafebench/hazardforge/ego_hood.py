@@ -9,8 +9,9 @@ Method, on a copy `work_width` pixels wide:
    between the rows two above and two below;
 2. lane test: LSD segments within `lane_deg` of the ray to the vanishing point are lane markings and road
    edges; they stop where the hood begins, so the hood top lies at most `lane_tolerance` x H above the lowest
-   of them (without a vanishing point or lane marking: only the bottom `1 - no_lane_search_from` of the
-   image is searched);
+   of them, less `hood_curvature` x H x ((x - W/2) / (W/2))^2 for a marking ending at column x (hoods curve
+   down towards the sides). Without a vanishing point or lane marking only the bottom
+   `1 - no_lane_search_from` of the image is searched;
 3. over the centre third of the columns (where the hood is highest and nothing else is horizontal for long),
    each remaining row gets the median gradient and the share of columns above `edge_level`: the hood's top
    edge is one long, nearly horizontal, high-contrast edge. The highest row with median gradient >=
@@ -48,6 +49,7 @@ class HoodSettings:
     lane_min_length: float = 0.03  # of the working width
     lane_tolerance: float = 0.02  # of H: the hood may start this far above the lowest lane marking
     no_lane_search_from: float = 0.75  # of H, when no lane marking points at the vanishing point
+    hood_curvature: float = 0.08  # of H: how much lower than at the centre a hood's edge may be at the image sides
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,12 @@ def lowest_lane_row(small_grey: np.ndarray, vanishing_point: tuple[float, float]
         & (mids[:, 1] > vy + 0.05 * h)
     if not keep.any():
         return -1
-    return int(np.max(np.maximum(seg[keep, 1], seg[keep, 3])))
+    seg = seg[keep]
+    lower = np.where((seg[:, 3] > seg[:, 1])[:, None], seg[:, 2:], seg[:, :2])  # each segment's lower end
+    # a hood's edge curves down towards the sides: a marking ending at column x bounds the centre's hood top
+    # only up to that curvature
+    allowance = settings.hood_curvature * h * ((lower[:, 0] - w / 2) / (w / 2)) ** 2
+    return int(np.max(lower[:, 1] - allowance))
 
 
 def detect_ego_hood(image: Any, settings: HoodSettings | None = None, *,

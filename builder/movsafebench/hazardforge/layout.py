@@ -383,6 +383,8 @@ def build_layout(
             per_row = config.real_height_m[category] / config.camera_height_m[agent]
             base = min(base, math.floor(ground.vp_row + widest / per_row))
             size = _sized(category, base, ground, config)
+            # centred half a band-width inside the image border: most of the object is visible after the crop
+            size["centre_x"] = r + half // 2 if side == "left" else width - half // 2
             if size["height"] < config.min_object_px:
                 raise IneligibleLayout(f"an intruding {category} {size['height']} px tall would fit the "
                                        f"{box[2] - box[0]} px band", reason=INTRUDER_TOO_SMALL, field="category")

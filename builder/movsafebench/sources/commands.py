@@ -103,14 +103,10 @@ def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_sk
               help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset)")
 def verify(manifest: Path, roots: tuple[str, ...]) -> None:
     """Check every image of MANIFEST exists, decodes and matches its sha256. Exit 2 when any does not."""
+    from builder.movsafebench.sources.common import parse_roots
     from builder.movsafebench.sources.manifest import read_manifest, verify_manifest
 
-    mapping: dict[str, Path] = {}
-    for item in roots:
-        name, sep, folder_path = item.partition("=")
-        if not sep or not name or not folder_path:
-            raise BadInput(f"--root {item!r} is not DATASET=DIR", field="--root", fix="e.g. --root sa_bench=/data/sa")
-        mapping[name] = Path(folder_path)
+    mapping = parse_roots(roots)
     records = read_manifest(manifest)
     problems = verify_manifest(records, mapping)
     for problem in problems:

@@ -147,6 +147,18 @@ def resolve_relative(root: str | Path, rel: str) -> Path:
     return Path(root).joinpath(*pure.parts)
 
 
+def parse_roots(items: tuple[str, ...] | list[str]) -> dict[str, Path]:
+    """`--root DATASET=DIR` options (as `sources verify` and `forge plan` take them) as {dataset: folder}."""
+    mapping: dict[str, Path] = {}
+    for item in items:
+        name, sep, folder_path = item.partition("=")
+        if not sep or not name or not folder_path:
+            raise BadInput(f"--root {item!r} is not DATASET=DIR", field="--root",
+                           fix="name the dataset, e.g. --root drivebench=/data/nuscenes")
+        mapping[name] = Path(folder_path)
+    return mapping
+
+
 def direction_of_x(x_normalised: float) -> str:
     """The MovSafeBench region (paper 3.1: thirds of the width) that a normalised x in [0, 1] falls in."""
     if x_normalised < 1 / 3:

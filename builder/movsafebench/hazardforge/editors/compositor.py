@@ -147,7 +147,9 @@ class CompositingEditor:
         room = max(0, box_w - sw)
         jitter = room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2
         free = None
-        if occupied is not None:
+        if object_size is not None and "centre_x" in object_size:  # intrusion: a fixed column by the border
+            left = min(max(x0, round(float(object_size["centre_x"]) - sw / 2)), x1 - sw)
+        elif occupied is not None:
             from builder.movsafebench.hazardforge.free_space import free_column
 
             found = free_column(occupied, x0, x1, sw, bottom - sh, bottom, preferred=x0 + jitter)
