@@ -379,7 +379,7 @@ def build_layout(
         if ground.vp_row is not None:
             base = near_base_row(ground, config, height)
             # fit the side view in the band: stand farther back (smaller) when it would be wider than 2 l
-            widest = 0.95 * (box[2] - box[0]) / config.side_aspect[category]
+            widest = 0.9 * (box[2] - box[0]) / config.side_aspect[category]
             per_row = config.real_height_m[category] / config.camera_height_m[agent]
             base = min(base, math.floor(ground.vp_row + widest / per_row))
             size = _sized(category, base, ground, config)

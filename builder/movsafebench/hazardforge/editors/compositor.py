@@ -148,7 +148,8 @@ class CompositingEditor:
         jitter = room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2
         free = None
         if object_size is not None and "centre_x" in object_size:  # intrusion: a fixed column by the border
-            left = min(max(x0, round(float(object_size["centre_x"]) - sw / 2)), x1 - sw)
+            margin = min(max(2, round(0.03 * box_w)), room // 2)  # clear of the band's edges (and the fringe)
+            left = min(max(x0 + margin, round(float(object_size["centre_x"]) - sw / 2)), x1 - sw - margin)
         elif occupied is not None:
             from builder.movsafebench.hazardforge.free_space import free_column
 
