@@ -56,7 +56,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", help="folder of the real photos with labels.json and vp_reference.json")
     parser.add_argument("--per-cell", type=int, default=6, help="jobs kept per scenario x category")
-    parser.add_argument("--sheet", default=str(ROOT / "benchmarks" / "out" / "forge_real_contact.png"))
+    parser.add_argument("--sheet", default=str(ROOT / "out" / "forge_real" / "contact_sheet.png"))
     parser.add_argument("--work", help="work folder (default: a temporary one)")
     args = parser.parse_args()
 

