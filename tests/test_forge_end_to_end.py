@@ -189,9 +189,12 @@ def test_export_then_publish_reads_back_with_datasets(planned, tmp_path):
     assert sorted(ds["id"]) == sorted(by_id)
     for row in ds:
         record = by_id[row["id"]]
-        assert row["image"]["bytes"] == Path(record["image_path"]).read_bytes()
+        assert not Path(record["image_path"]).is_absolute()  # relative to the export folder
+        assert row["image"]["bytes"] == (tmp_path / "records" / record["image_path"]).read_bytes()
         assert ds.features["answer"].int2str(row["answer"]) == record["answer"]
         assert ds.features["source_benchmark"].int2str(row["source_benchmark"]) == "synthetic"
+        if row["scenario"] != ds.features["scenario"].str2int("no_edit"):
+            assert row["object_box"] == record["object_box"] and len(row["object_box"]) >= 1
     # synthetic rows are demo data: any other config refuses them
     code, out = invoke("publish", "movsafebench", "--config", "default", "--version", "0.1.0", "--input",
                        tmp_path / "records", "--out", tmp_path / "repo2")

@@ -43,8 +43,13 @@ def test_plan_enumerates_every_eligible_job(sources):
     items = read_sources(sources)
     assert {i.ground_truth for i in items} == {"left", "straight", "right"}
     jobs, stats = build_plan(items, plan_dir=sources.parent)
-    assert len(jobs) == sum(EXPECTED_JOBS[i.ground_truth] for i in items)
-    assert stats == {"sources": 6, "eligible": len(jobs), "skipped": 0, "vp_fallbacks": 0}
+    # at 320x180 the distance band is +-9 rows: far objects under min_object_px are skipped, with the reason
+    assert len(jobs) + stats["skipped"] == sum(EXPECTED_JOBS[i.ground_truth] for i in items)
+    assert stats["skipped"] > 0 and sum(stats["skipped_reasons"].values()) == stats["skipped"]
+    assert all(k.startswith("distance/") and k.endswith(": far object too small") for k in stats["skipped_reasons"])
+    assert "distance/human: far object too small" not in stats["skipped_reasons"]  # 1.7 m is tall enough
+    assert {k: stats[k] for k in ("sources", "eligible", "vp_fallbacks", "hoods", "hood_detected")} == {
+        "sources": 6, "eligible": len(jobs), "vp_fallbacks": 0, "hoods": 0, "hood_detected": 0}
     for job in jobs:
         assert first_error("forge_plan_job", job) is None
         assert job["side"] != job["ground_truth"]
@@ -64,7 +69,7 @@ def test_job_ids_are_stable_and_depend_on_inputs_and_config(sources):
     assert [j["seed"] for j in first] == [j["seed"] for j in again]
     changed, _ = build_plan(items, plan_dir=sources.parent, config=ForgeConfig(distance_d=0.08))
     assert not {j["job_id"] for j in first} & {j["job_id"] for j in changed}
-    bumped, _ = build_plan(items, plan_dir=sources.parent, config=ForgeConfig(version="hazardforge-layout-2"))
+    bumped, _ = build_plan(items, plan_dir=sources.parent, config=ForgeConfig(version="hazardforge-layout-test"))
     assert not {j["job_id"] for j in first} & {j["job_id"] for j in bumped}
 
 
@@ -75,10 +80,12 @@ def test_plan_line_rebuilds_the_same_masks(sources):
         rebuilt = layout_from_plan_line(json.loads(json.dumps(job)), image_size=(job["width"], job["height"]))
         vp = (job["vanishing_point"]["x"], job["vanishing_point"]["y"])
         direct = build_layout(job["scenario"], job["ground_truth"], job["category"], job["width"], job["height"],
-                              vanishing_point=vp, side=job["side"])
+                              vanishing_point=vp, side=job["side"], agent=job["agent"],
+                              hood_top=job["ego_hood"]["top"])
         assert [e.box for e in rebuilt.edits] == [e.box for e in direct.edits]
         for a, b in zip(rebuilt.edits, direct.edits, strict=True):
             assert np.array_equal(a.mask(), b.mask()) and a.prompt == b.prompt and a.crop_box == b.crop_box
+            assert a.object_size == b.object_size and a.object_size is not None
     with pytest.raises(BadInput):
         layout_from_plan_line(jobs[0], image_size=(1600, 900))
 
@@ -100,7 +107,11 @@ def test_detect_vp_is_close_to_source_vp(sources):
     items = read_sources(sources)
     detected, _ = build_plan(items[:2], plan_dir=sources.parent, detect_vp=True)
     given, _ = build_plan(items[:2], plan_dir=sources.parent)
-    for a, b in zip(detected, given, strict=True):
+    given = {(j["source_id"], j["scenario"], j["category"], j["side"]): j for j in given}
+    detected = [j for j in detected if (j["source_id"], j["scenario"], j["category"], j["side"]) in given]
+    assert len(detected) >= len(given) - 4  # a far object at the size limit may fall either side of it
+    for a in detected:
+        b = given[(a["source_id"], a["scenario"], a["category"], a["side"])]
         assert a["vanishing_point"]["method"] == "lsd_ransac" and b["vanishing_point"]["method"] == "source"
         assert abs(a["vanishing_point"]["y"] - b["vanishing_point"]["y"]) < 0.01 * np.hypot(320, 180)
 

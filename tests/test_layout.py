@@ -143,7 +143,7 @@ def test_movsafebench_schema_enums_equal_the_label_lists():
     assert plan["/properties/scenario"] == list(spec.EDITED_SCENARIOS)
     assert plan["/properties/category"] == list(spec.CATEGORIES)
     assert plan["/properties/edits/items/properties/role"] == list(layout.ROLES)
-    for name in ("forge_source", "movsafebench_source", "movsafebench_source_folder"):
+    for name in ("movsafebench_source", "movsafebench_source_folder"):
         enums = _enums(load_schema(name))
         assert enums["/properties/agent"] == list(spec.AGENTS)
         assert list(spec.ANSWERS) in enums.values()

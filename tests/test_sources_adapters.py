@@ -11,6 +11,7 @@ from PIL import Image
 from builder.movsafebench.sources import drivebench, folder, sa_bench
 from builder.movsafebench.sources.common import direction_of_x, sha256_file
 from eval_kit.errors import BadInput
+from tests.cli_helpers import invoke
 
 OPTIONS = ("Predict the behavior of the ego vehicle. Please select the correct answer from the following options: "
            "A. The ego vehicle is slightly steering to the left. The ego vehicle is driving slowly. "
@@ -90,11 +91,44 @@ def test_sa_bench_thirds_and_skips(tmp_path: Path) -> None:
     assert got == {"scenes/a.jpg": "left", "scenes/b.jpg": "straight", "scenes/c.jpg": "right",
                    "scenes/d.jpg": "straight"}
     assert all(r.agent == "robot" and r.extra["decision"] == "go" for r in result.records)
+    assert result.records[0].extra["left"] == {"simple": "wall"}  # a flat description is kept
     assert result.records[0].id == "sa_bench_scenes__a"
     reasons = {s.where: s.reason for s in result.skipped}
     assert "no same-name XML" in reasons["scenes/noxml.jpg"]
     assert "not numeric" in reasons["scenes/badx.xml"]
     assert "does not decode" in reasons["scenes/corrupt.jpg"]
+
+
+REAL_LAYOUT = """<annotation>
+  <goal_position><x>0.8</x><y>0.6</y></goal_position>
+  <left><simple>a wall</simple><complex>a brick wall with a parked scooter</complex></left>
+  <right><simple>a road</simple><complex>a two-lane road with cars</complex></right>
+  <path><simple>clear</simple><complex>a clear paved sidewalk</complex></path>
+  <dest><simple>crosswalk</simple><complex>a crosswalk at the corner</complex></dest>
+  <recommend>Keep to the right side of the sidewalk.<decision>stop</decision></recommend>
+</annotation>"""
+
+
+def test_sa_bench_real_xml_layout_and_counts(tmp_path: Path) -> None:
+    """SA-Bench's official layout: simple/complex descriptions, recommend text + decision; .JPG images; an
+    XML without an image and an image without an XML are each reported and counted by kind."""
+    _jpg(tmp_path / "s" / "one.JPG")
+    (tmp_path / "s" / "one.xml").write_text(REAL_LAYOUT)
+    (tmp_path / "s" / "orphan.xml").write_text(REAL_LAYOUT)
+    _jpg(tmp_path / "s" / "lonely.png")
+    result = sa_bench.scan(tmp_path)
+    assert [r.path for r in result.records] == ["s/one.JPG"]
+    extra = result.records[0].extra
+    assert result.records[0].gt_action == "right"
+    assert extra["left"] == {"simple": "a wall", "complex": "a brick wall with a parked scooter"}
+    assert extra["dest"]["complex"] == "a crosswalk at the corner" and extra["path"]["simple"] == "clear"
+    assert extra["recommend"] == "Keep to the right side of the sidewalk." and extra["decision"] == "stop"
+    kinds = {s.where: s.key for s in result.skipped}
+    assert kinds == {"s/orphan.xml": sa_bench.XML_WITHOUT_IMAGE, "s/lonely.png": sa_bench.IMAGE_WITHOUT_XML}
+    out = tmp_path / "m.jsonl"
+    code, text = invoke("sources", "scan", "sa-bench", "--root", tmp_path, "--out", out, "--no-hood")
+    assert code == 0, text
+    assert "skipped 2 (XML without image: 1; image without XML: 1)" in text
 
 
 def test_direction_of_x_boundaries() -> None:

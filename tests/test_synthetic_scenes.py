@@ -46,12 +46,12 @@ def test_safe_actions_cover_all_three():
 def test_write_sources(tmp_path):
     path = write_synthetic_sources(tmp_path / "src", 4, seed=10, width=320, height=180)
     lines = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [line["kind"] for line in lines] == ["road", "sidewalk", "road", "sidewalk"]
+    assert [line["extra"]["kind"] for line in lines] == ["road", "sidewalk", "road", "sidewalk"]
     for line in lines:
-        assert first_error("forge_source", line) is None
+        assert first_error("movsafebench_source", line) is None
         assert (path.parent / line["path"]).exists()
-        scene = render_scene(line["kind"], line["seed"], 320, 180)
-        assert line["ground_truth"] == scene.safe_action
+        scene = render_scene(line["extra"]["kind"], line["extra"]["seed"], 320, 180)
+        assert line["gt_action"] == scene.safe_action and line["dataset"] == "synthetic"
         assert line["vanishing_point"]["x"] == pytest.approx(scene.vanishing_point[0], abs=1e-3)
 
 

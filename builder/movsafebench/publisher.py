@@ -9,7 +9,7 @@ A record is a plain dict; the integrator maps forge run directories onto it. Key
   resolved against `base_dir`);
 - optional: `agent` (derived from the source when absent), `question` (built from the agent when
   absent), provenance `object_direction`, `prompt`, `editor`, `editor_revision`, `seed`, `job_id`,
-  `source_sha256`, `pipeline_version`.
+  `source_sha256`, `pipeline_version`, and `object_box` (one [x0, y0, x1, y1) box in image pixels per edit).
 
 Records are validated against the spec (label spaces, categories allowed per scenario, ground truths
 allowed per scenario) and sorted by id; image files are checked up front and their bytes read only when
@@ -94,7 +94,21 @@ def validate_record(record: dict[str, Any], where: str) -> dict[str, Any]:
     for name in PROVENANCE_FIELDS:
         value = record.get(name)
         out[name] = value if name == "seed" or value is None else str(value)
+    out["object_box"] = _object_boxes(record.get("object_box"), where)
     return out
+
+
+def _object_boxes(value: Any, where: str) -> list[list[int]] | None:
+    """`object_box`: null, or a list of [x0, y0, x1, y1] integer boxes (one per edit) with x0 < x1, y0 < y1."""
+    if value is None:
+        return None
+    ok = isinstance(value, list) and all(
+        isinstance(box, list) and len(box) == 4 and all(isinstance(v, int) and not isinstance(v, bool) for v in box)
+        and box[0] < box[2] and box[1] < box[3] for box in value)
+    if not ok:
+        raise BadInput(f"{where}: object_box must be a list of [x0, y0, x1, y1] integer boxes, got {value!r}",
+                       field="object_box", fix="one box per edit, image pixels, x0 < x1 and y0 < y1")
+    return [list(box) for box in value]
 
 
 def _image_value(row: dict[str, Any], base_dir: Path | None, where: str) -> dict[str, Any] | ImageFile:

@@ -126,6 +126,8 @@ def features():
             "job_id": datasets.Value("string"),
             "source_sha256": datasets.Value("string"),
             "pipeline_version": datasets.Value("string"),
+            # where each edit put its object: [x0, y0, x1, y1) image pixels, one per edit, in edit order
+            "object_box": datasets.List(datasets.List(datasets.Value("int32"), length=4)),
         }
     )
 

@@ -47,20 +47,25 @@ def _summary_table(counts: dict[str, dict[str, int]], title: str):
 @click.option("--targets", help="subsample to target counts: `table2` (paper table 2) or a JSON file "
               "{scenario: {category: count}}")
 @click.option("--subsample-seed", type=int, help="seed of the subsampling (default: the config's, 0)")
+@click.option("--root", "roots", multiple=True, metavar="DATASET=DIR",
+              help="folder the manifest's paths of DATASET are relative to (as for `sources verify`; repeat per "
+                   "dataset); default: the manifest's folder")
 @click.option("--detect-vp", is_flag=True, help="detect the vanishing point even when SOURCES gives one")
 @click.option("--json", "as_json", is_flag=True, help="print the counts and stats as JSON instead of a table")
 def plan_command(sources: Path, out: Path, config_path: Path | None, targets: str | None,
-                 subsample_seed: int | None, detect_vp: bool, as_json: bool) -> None:
-    """Enumerate every eligible generation job for the images in SOURCES (JSON Lines: id, path, ground_truth,
-    agent[, source_benchmark, vanishing_point]) and write them to --out, one job per line."""
+                 subsample_seed: int | None, roots: tuple[str, ...], detect_vp: bool, as_json: bool) -> None:
+    """Enumerate every eligible generation job for the images of the source manifest SOURCES (what `hazardkit
+    sources scan ...` and `forge synthetic` write: id, dataset, path, sha256, gt_action, agent[, ego_hood,
+    ego_hood_override, vanishing_point]) and write them to --out, one job per line."""
     from rich.console import Console
     from rich.progress import track
 
     from builder.movsafebench.hazardforge.plan import build_plan, count_table, read_sources
+    from builder.movsafebench.sources.common import parse_roots
     from eval_kit.jsonl import atomic_write_text
 
     config = load_config(config_path, targets, subsample_seed)
-    items = read_sources(sources)
+    items = read_sources(sources, parse_roots(roots))
     console = Console(stderr=True)
 
     def progress(seq):
@@ -76,8 +81,11 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
     wide = Console()
     wide.width = max(wide.width, 150)  # 15 columns: keep the table of paper-table-2 shape readable
     wide.print(_summary_table(counts, f"{len(jobs)} jobs from {stats['sources']} sources -> {out}"))
-    click.echo(f"eligible before subsampling: {stats['eligible']}; skipped (no room for the layout): "
-               f"{stats['skipped']}; vanishing point fell back to the horizon prior: {stats['vp_fallbacks']}")
+    click.echo(f"eligible before subsampling: {stats['eligible']}; skipped: {stats['skipped']}; vanishing point "
+               f"fell back to the horizon prior: {stats['vp_fallbacks']}; ego hood visible: {stats['hoods']} "
+               f"(detected now: {stats['hood_detected']})")
+    for reason, n in stats["skipped_reasons"].items():
+        click.echo(f"  skipped {reason}: {n}")
     if "target_shortfall" in stats:
         click.echo(f"jobs missing to reach the target counts (too few eligible jobs): {stats['target_shortfall']}")
 

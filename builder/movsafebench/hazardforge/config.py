@@ -19,7 +19,23 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 
-CONFIG_VERSION = "hazardforge-layout-1"
+CONFIG_VERSION = "hazardforge-layout-2"
+
+# Typical real heights of the categories in metres (standing height; lying objects: their height off the road),
+# the input of perspective sizing. Our values, documented in the README; override with `real_height_m`.
+REAL_HEIGHT_M: dict[str, float] = {
+    "human": 1.7, "motorcycle": 1.2, "bicycle": 1.1, "cone": 0.7, "rocks": 0.4, "debris": 0.3,
+    "roadkill": 0.25, "dog": 0.6, "cat": 0.3, "deer": 1.3, "fox": 0.45, "pig": 0.7, "raccoon": 0.35,
+}
+# Assumed camera height above the ground per agent, metres: nuScenes' CAM_FRONT is about 1.5 m up; a sidewalk
+# robot's camera about 1.0 m (SA-Bench does not state it). Ours; override with `camera_height_m`.
+CAMERA_HEIGHT_M: dict[str, float] = {"vehicle": 1.5, "robot": 1.0}
+# Widest width/height ratio of a side view per category (the compositor's procedural sprites, rounded up): the
+# intrusion band is only 2 l wide, so an intruding object stands as far back as it must to fit in it.
+SIDE_ASPECT: dict[str, float] = {
+    "human": 0.5, "motorcycle": 1.25, "bicycle": 1.25, "cone": 0.75, "rocks": 1.8, "debris": 4.0, "roadkill": 4.0,
+    "dog": 1.3, "cat": 1.4, "deer": 0.85, "fox": 1.5, "pig": 1.45, "raccoon": 1.55,
+}
 
 
 @dataclass(frozen=True)
@@ -36,11 +52,26 @@ class ForgeConfig:
     intrusion_opposite_near_when_straight: bool = True
     # distance (paper 3.2.4): far band rows |y - y_vp| <= d * H inside Omega_k*
     distance_d: float = 0.05
+    # a far object smaller than min_object_px at distance_d comes closer: d grows (steps of 0.005) up to this
+    distance_d_max: float = 0.1
     # nearby front-facing objects (static scenario, distance/intrusion companions): a box spanning the region's
     # columns (less a margin on each side) and rows [near_top_frac*H, near_bottom_frac*H)
     near_top_frac: float = 0.45
     near_bottom_frac: float = 1.0
     near_margin_frac: float = 0.0
+    # perspective sizing: an object whose base stands on image row y_b (below the vanishing point's row y_vp) is
+    # real_height_m[category] / camera_height_m[agent] * (y_b - y_vp) pixels tall (flat ground, level camera).
+    # Nearby, motion and intrusion objects stand at y_b = y_vp + near_depth * (hood_top - y_vp); the far
+    # object of the distance scenario a tenth of the band above its bottom (so it does not touch the mask's
+    # edge), the band growing towards distance_d_max when the object would be too small (layout.distance_band).
+    # An intruding object stands farther back when its side view (side_aspect x height) would be wider than the
+    # intrusion band. An object whose height comes out below min_object_px is not planned (a skipped job: "far
+    # object too small" / "intruding object too small"), never enlarged.
+    real_height_m: dict[str, float] = dataclasses.field(default_factory=lambda: dict(REAL_HEIGHT_M))
+    camera_height_m: dict[str, float] = dataclasses.field(default_factory=lambda: dict(CAMERA_HEIGHT_M))
+    near_depth: float = 0.8
+    min_object_px: int = 10
+    side_aspect: dict[str, float] = dataclasses.field(default_factory=lambda: dict(SIDE_ASPECT))
     # motion (paper 3.2.2): the conditional mask is the whole centre region Omega_C
     # subsampling of the plan to target counts per scenario x category (None = keep every eligible job)
     target_counts: dict[str, dict[str, int]] | None = None
@@ -53,9 +84,18 @@ class ForgeConfig:
             (0 < self.intrusion_r_frac <= 1, "intrusion_r_frac must be in (0, 1]"),
             (0 < self.intrusion_l_frac <= 1, "intrusion_l_frac must be in (0, 1]"),
             (0 <= self.distance_d <= 1, "distance_d must be in [0, 1] (paper: d in [0, 1])"),
+            (self.distance_d <= self.distance_d_max <= 1, "distance_d_max must be in [distance_d, 1]"),
             (0 <= self.near_top_frac < self.near_bottom_frac <= 1, "need 0 <= near_top_frac < near_bottom_frac <= 1"),
             (0 <= self.near_margin_frac < 0.5, "near_margin_frac must be in [0, 0.5)"),
             (self.vp_work_width >= 64, "vp_work_width must be >= 64"),
+            (0 < self.near_depth <= 1, "near_depth must be in (0, 1]"),
+            (self.min_object_px >= 1, "min_object_px must be >= 1"),
+            (all(isinstance(v, int | float) and v > 0 for v in self.real_height_m.values())
+             and set(REAL_HEIGHT_M) <= set(self.real_height_m), "real_height_m needs a positive height for "
+             f"every category ({', '.join(REAL_HEIGHT_M)})"),
+            (all(isinstance(v, int | float) and v > 0 for v in self.camera_height_m.values())
+             and set(CAMERA_HEIGHT_M) <= set(self.camera_height_m),
+             "camera_height_m needs a positive height for vehicle and robot"),
         ]
         for ok, message in checks:
             if not ok:
@@ -86,6 +126,8 @@ class ForgeConfig:
                 ok = value is None or (isinstance(value, dict) and all(
                     isinstance(cells, dict) and all(isinstance(n, int) and n >= 0 for n in cells.values())
                     for cells in value.values()))
+            elif isinstance(default, dict):
+                ok = isinstance(value, dict)
             elif isinstance(default, bool):
                 ok = isinstance(value, bool)
             elif isinstance(default, int | float):
@@ -95,6 +137,10 @@ class ForgeConfig:
             if not ok:
                 raise BadInput(f"config value {value!r} has the wrong type", path=path, field=key,
                                fix=f"expected something like {default!r}")
+        data = dict(data)
+        for key in ("real_height_m", "camera_height_m", "side_aspect"):  # a partial table overrides what it names
+            if key in data:
+                data[key] = {**getattr(cls(), key), **data[key]}
         return cls(**data)
 
     @classmethod
@@ -109,6 +155,10 @@ class ForgeConfig:
         if not isinstance(data, dict):
             raise BadInput("config must be a JSON object", path=path)
         return cls.from_dict(data, path=path)
+
+    def object_height_px(self, category: str, agent: str, base_row: float, vp_row: float) -> float:
+        """Perspective height in pixels of a `category` object standing on `base_row` (0 at the horizon)."""
+        return self.real_height_m[category] / self.camera_height_m[agent] * max(0.0, base_row - vp_row)
 
     def intrusion_pixels(self, width: int) -> tuple[int, int]:
         """(r, l) in integer pixels for an image `width` pixels wide (at least 1 each)."""

@@ -48,11 +48,17 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     store = RunStore(work / "run")
     digest = hashlib.sha256(plan.read_bytes()).hexdigest()
     info = store.root / "run.json"
-    if info.exists() and json.loads(info.read_text(encoding="utf-8")).get("plan_sha256") != digest:
-        shutil.rmtree(store.root)  # our own cache, built for other demo settings: start afresh
+    from builder.movsafebench.hazardforge.editors.compositor import CompositingEditor
+
+    revision = CompositingEditor().provenance()["revision"]
+    marker = work / "compositor_revision"
+    stale = not marker.exists() or marker.read_text(encoding="utf-8") != revision
+    if info.exists() and (stale or json.loads(info.read_text(encoding="utf-8")).get("plan_sha256") != digest):
+        shutil.rmtree(store.root)  # our own cache, built for other demo settings or compositor: start afresh
+    atomic_write_text(marker, revision)
     store.init(worker.run_info(plan, digest, len(jobs)))
     summary = run_jobs(jobs, store, worker, progress=progress)
-    records = run_records(store.root, "all")
+    records = run_records(store.root, "all", out_dir=work)
     path = write_records(records, work)
     return {"records": path, "run_dir": store.root, "plan": plan, "jobs": len(jobs), "plan_stats": stats,
             "run": summary.as_dict(), "rows": len(records)}

@@ -3,11 +3,16 @@
 Accepted jobs become edited rows (image = the run's content-addressed PNG, stored as produced); each source
 image of the plan can become a `no_edit` row (image = the source file's bytes, unchanged). Row ids are
 derived from job ids (hashes of inputs and layout config), so they are stable across re-runs and releases.
+`source_benchmark` is the source manifest's `dataset`, carried through the plan and the job record; each
+edited row keeps `object_box`, the box each edit's object occupies. Image paths are written relative to the
+folder of records.jsonl (which `publish --input` resolves them against), so a run exported into itself
+(`--out RUN_DIR`) can be moved or copied as one folder.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +31,16 @@ def _primary_edit(edits: list[dict[str, Any]]) -> dict[str, Any] | None:
     return edits[0] if edits else None
 
 
-def edited_record(record: dict[str, Any], run_dir: Path) -> dict[str, Any]:
-    """One accepted job's record as a MovSafeBench record."""
+def _relative(path: Path, out_dir: Path | None) -> str:
+    """`path` relative to the export folder (POSIX); absolute when no folder is given."""
+    resolved = path.resolve()
+    if out_dir is None:
+        return str(resolved)
+    return Path(os.path.relpath(resolved, out_dir.resolve())).as_posix()
+
+
+def edited_record(record: dict[str, Any], run_dir: Path, out_dir: Path | None = None) -> dict[str, Any]:
+    """One accepted job's record as a MovSafeBench record (image path relative to `out_dir` when given)."""
     edits = record.get("edits") or []
     primary = _primary_edit(edits)
     digest = record["image_sha256"]
@@ -40,7 +53,7 @@ def edited_record(record: dict[str, Any], run_dir: Path) -> dict[str, Any]:
         "source_benchmark": record["source_benchmark"],
         "source_id": record["source_id"],
         "agent": record["agent"],
-        "image_path": str((run_dir / "images" / digest[:2] / f"{digest}.png").resolve()),
+        "image_path": _relative(run_dir / "images" / digest[:2] / f"{digest}.png", out_dir),
         "object_direction": primary.get("direction") if primary else None,
         "prompt": " | ".join(e["prompt"] for e in edits),
         "editor": editor.get("model_id") or editor.get("editor"),
@@ -49,12 +62,14 @@ def edited_record(record: dict[str, Any], run_dir: Path) -> dict[str, Any]:
         "job_id": record["job_id"],
         "source_sha256": record.get("source_sha256"),
         "pipeline_version": f"{record.get('config_version')}/{record.get('record_version')}",
+        "object_box": [e.get("object_box") for e in edits] if all(e.get("object_box") for e in edits) else None,
     }
 
 
-def no_edit_record(job: dict[str, Any], plan_dir: Path) -> dict[str, Any]:
+def no_edit_record(job: dict[str, Any], plan_dir: Path, out_dir: Path | None = None) -> dict[str, Any]:
     """The unedited source image of a plan line as a `no_edit` record."""
     image = Path(job["image"])
+    image = image if image.is_absolute() else plan_dir / image
     return {
         "id": f"msb-{job['source_benchmark']}-{job['source_id']}-no_edit",
         "answer": job["ground_truth"],
@@ -63,14 +78,17 @@ def no_edit_record(job: dict[str, Any], plan_dir: Path) -> dict[str, Any]:
         "source_benchmark": job["source_benchmark"],
         "source_id": job["source_id"],
         "agent": job["agent"],
-        "image_path": str(image if image.is_absolute() else (plan_dir / image).resolve()),
+        "image_path": _relative(image, out_dir),
         "source_sha256": job["source_sha256"],
         "pipeline_version": job.get("config_version"),
     }
 
 
-def run_records(run_dir: str | Path, scope: str = "edited") -> list[dict[str, Any]]:
-    """MovSafeBench records of a run: accepted jobs (`edited`), source images (`no_edit`) or both (`all`)."""
+def run_records(run_dir: str | Path, scope: str = "edited", out_dir: str | Path | None = None) -> list[dict[str, Any]]:
+    """MovSafeBench records of a run: accepted jobs (`edited`), source images (`no_edit`) or both (`all`).
+
+    Image paths are relative to `out_dir` (the folder records.jsonl goes to) when given, else absolute."""
+    out = Path(out_dir) if out_dir is not None else None
     from builder.movsafebench.hazardforge.plan import read_plan
     from builder.movsafebench.hazardforge.runstore import RunStore
 
@@ -82,7 +100,8 @@ def run_records(run_dir: str | Path, scope: str = "edited") -> list[dict[str, An
         raise BadInput("not a forge run directory (no run.json)", path=run_dir)
     records: list[dict[str, Any]] = []
     if scope in ("edited", "all"):
-        records += [edited_record(r, run_dir) for r in RunStore(run_dir).records() if r.get("status") == "accepted"]
+        records += [edited_record(r, run_dir, out) for r in RunStore(run_dir).records()
+                    if r.get("status") == "accepted"]
     if scope in ("no_edit", "all"):
         plan = Path(json.loads(info_path.read_text(encoding="utf-8"))["plan"])
         if not plan.is_file():
@@ -92,12 +111,12 @@ def run_records(run_dir: str | Path, scope: str = "edited") -> list[dict[str, An
             key = (job["source_benchmark"], job["source_id"])
             if key not in seen:
                 seen.add(key)
-                records.append(no_edit_record(job, plan.parent))
+                records.append(no_edit_record(job, plan.parent, out))
     return sorted(records, key=lambda r: r["id"])
 
 
 def write_records(records: list[dict[str, Any]], out: str | Path) -> Path:
-    """`out/records.jsonl` (image paths absolute), written atomically; returns its path."""
+    """`out/records.jsonl`, written atomically; returns its path (build `records` with `out_dir=out`)."""
     from eval_kit.jsonl import atomic_write_text
 
     path = Path(out) / "records.jsonl"

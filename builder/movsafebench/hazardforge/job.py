@@ -24,7 +24,7 @@ from eval_kit.errors import BadInput
 
 EDITORS = ("compositor", "flux-fill", "flux-kontext", "qwen-image-edit")
 CHECKERS = ("heuristic", "vlm")
-RECORD_VERSION = "forge-record-1"
+RECORD_VERSION = "forge-record-2"
 SOURCE_CACHE_SIZE = 4  # decoded source images kept per worker
 
 
@@ -117,12 +117,30 @@ class ForgeWorker:
         self.spec = spec
         self.editor = build_editor(spec)
         self.checker = build_checker(spec)
-        self._editor_takes_vp = "vanishing_point" in inspect.signature(self.editor.edit).parameters
+        params = inspect.signature(self.editor.edit).parameters
+        self._editor_takes_vp = "vanishing_point" in params
+        self._editor_takes_size = "object_size" in params
+        self._editor_takes_occupied = "occupied" in params
         self._sources: OrderedDict[tuple, Any] = OrderedDict()
+        self._occupied: OrderedDict[tuple, Any] = OrderedDict()
+
+    def _occupancy(self, job: dict[str, Any], image) -> Any:
+        """Pixels an object's footprint must avoid in this job's source (free_space.occupied_mask), cached."""
+        from builder.movsafebench.hazardforge.free_space import occupied_mask
+
+        vp = job.get("vanishing_point") or {}
+        hood = (job.get("ego_hood") or {}).get("top", image.height)
+        key = (job["source_sha256"], vp.get("y"), hood)
+        if key not in self._occupied:
+            self._occupied[key] = occupied_mask(image, float(vp.get("y", 0.45 * image.height)), int(hood))
+            while len(self._occupied) > SOURCE_CACHE_SIZE:
+                self._occupied.popitem(last=False)
+        self._occupied.move_to_end(key)
+        return self._occupied[key]
 
     def _base_record(self, job: dict[str, Any]) -> dict[str, Any]:
         keep = ("job_id", "source_id", "source_sha256", "source_benchmark", "agent", "ground_truth", "scenario",
-                "category", "side", "seed", "config_version", "width", "height")
+                "category", "side", "seed", "config_version", "width", "height", "vanishing_point", "ego_hood")
         return {"record_version": RECORD_VERSION, **{k: job.get(k) for k in keep},
                 "editor": self.editor.provenance(), "checker": self.checker.provenance(),
                 "max_retries": self.spec.max_retries}
@@ -186,13 +204,19 @@ class ForgeWorker:
         vp = job.get("vanishing_point") or {}
         vp_xy = (float(vp["x"]), float(vp["y"])) if "x" in vp else None
 
+        from builder.movsafebench.hazardforge.editors.base import object_box
+
         current = image
         edits: list[dict[str, Any]] = []
         edit_timings: list[list[dict[str, float]]] = []
         status, reason = "accepted", None
         try:
             for index, edit in enumerate(layout.edits):
-                kwargs = {"vanishing_point": vp_xy} if self._editor_takes_vp and vp_xy else {}
+                kwargs: dict[str, Any] = {"vanishing_point": vp_xy} if self._editor_takes_vp and vp_xy else {}
+                if self._editor_takes_size and edit.object_size is not None:
+                    kwargs["object_size"] = edit.object_size
+                if self._editor_takes_occupied and not edit.pad_side and edit.object_size is not None:
+                    kwargs["occupied"] = self._occupancy(job, image)
                 if edit.pad_side:
                     # the compositor cannot outpaint from text: it keeps the reflected strip pad_canvas makes
                     attempt = intrusion_attempt(self.editor, current, prompt=edit.prompt, side=edit.pad_side,
@@ -201,12 +225,17 @@ class ForgeWorker:
                                                 outpaint=self.spec.editor != "compositor", **kwargs)
                 else:
                     attempt = plain_attempt(self.editor, current, edit.mask(), edit.prompt, **kwargs)
+                expected = edit.object_size["height"] if edit.object_size else None
                 result = edit_until_accepted(attempt, self.checker, edit.direction, edit_seed(job["seed"], index),
-                                             max_retries=self.spec.max_retries)
+                                             max_retries=self.spec.max_retries, expected_height=expected)
                 # wall times are not reproducible: move them from the record to the timings file
                 edit_timings.append([{k: a.pop(k) for k in ("edit_s", "check_s") if k in a}
                                      for a in result.attempts])
-                edits.append({**edit.to_dict(), "attempts": result.attempts, "accepted": result.accepted})
+                box = object_box(current, result.image, result.mask) if result.accepted else None
+                placement = getattr(self.editor, "last_placement", None)
+                edits.append({**edit.to_dict(), "attempts": result.attempts, "accepted": result.accepted,
+                              "object_box": box,
+                              **({"placement": placement.to_dict()} if result.accepted and placement else {})})
                 if not result.accepted:
                     status = "rejected"
                     reason = (f"edit {index} ({edit.role}, {edit.prompt!r}) rejected by the quality check after "

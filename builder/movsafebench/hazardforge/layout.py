@@ -49,7 +49,19 @@ SIDES: tuple[str, ...] = ("left", "right")
 
 
 class IneligibleLayout(BadInput):
-    """This image cannot carry this scenario (e.g. the vanishing point is outside the image rows)."""
+    """This image cannot carry this scenario (e.g. the vanishing point is outside the image rows).
+
+    `reason` is a short fixed phrase the plan counts skipped jobs by (its statistics' `skipped_reasons`)."""
+
+    def __init__(self, message: str, *, reason: str = "no room for the layout", **kwargs: Any) -> None:
+        self.reason = reason
+        super().__init__(message, **kwargs)
+
+
+FAR_TOO_SMALL = "far object too small"
+NO_GROUND = "no ground between the horizon and the ego hood"
+TOO_TALL = "object taller than the image above its base"
+INTRUDER_TOO_SMALL = "intruding object too small"
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,9 @@ class Edit:
     pad: int = 0
     band_half_width: int | None = None
     crop_box: tuple[int, int, int, int] | None = None
+    # perspective size the object must have: {"base_row", "height" (pixels), "real_height_m", "camera_height_m"},
+    # base_row in canvas rows; None when the layout was built without a vanishing point
+    object_size: dict[str, Any] | None = None
 
     def mask(self) -> np.ndarray:
         """The boolean canvas_height x canvas_width conditional mask m."""
@@ -97,6 +112,7 @@ class Edit:
             },
             "band_half_width": self.band_half_width,
             "crop_box": list(self.crop_box) if self.crop_box is not None else None,
+            "object_size": dict(self.object_size) if self.object_size is not None else None,
         }
 
     @classmethod
@@ -116,6 +132,7 @@ class Edit:
             pad=int(canvas.get("pad", 0)),
             band_half_width=data.get("band_half_width"),
             crop_box=tuple(int(v) for v in crop) if crop is not None else None,  # type: ignore[arg-type]
+            object_size=dict(data["object_size"]) if data.get("object_size") else None,
         )
 
 
@@ -185,14 +202,60 @@ def job_variants(scenario: str, ground_truth: str) -> tuple[str | None, ...]:
     return intrusion_sides(ground_truth) if scenario == "intrusion" else (None,)
 
 
-def _near_edit(region: str, category: str, width: int, height: int, config: ForgeConfig) -> Edit:
+@dataclass(frozen=True)
+class Ground:
+    """Where objects may stand: below the horizon (the vanishing point's row) and above the ego hood."""
+
+    vp_row: float | None
+    bottom: int  # first row of the ego hood (H when none): no object base at or below it
+    agent: str = "vehicle"
+
+
+def object_size(category: str, base_row: int, ground: Ground, config: ForgeConfig) -> dict[str, Any]:
+    """The perspective size of a `category` object standing on `base_row` (see ForgeConfig)."""
+    assert ground.vp_row is not None
+    height = config.object_height_px(category, ground.agent, base_row, ground.vp_row)
+    return {"base_row": int(base_row), "height": max(1, round(height)),
+            "real_height_m": config.real_height_m[category], "camera_height_m": config.camera_height_m[ground.agent]}
+
+
+def near_base_row(ground: Ground, config: ForgeConfig, height: int) -> int:
+    """The row nearby, motion and intrusion objects stand on: near_depth of the way from horizon to hood."""
+    assert ground.vp_row is not None
+    if ground.bottom - ground.vp_row < 2 * config.min_object_px:
+        raise IneligibleLayout(
+            f"only {ground.bottom - ground.vp_row:.0f} rows between the horizon ({ground.vp_row:.0f}) and the ego "
+            f"hood ({ground.bottom})", reason=NO_GROUND, field="vanishing_point")
+    depth = config.near_depth * (ground.bottom - ground.vp_row)
+    return min(ground.bottom - 1, height - 1, round(ground.vp_row + depth))
+
+
+def _sized(category: str, base: int, ground: Ground, config: ForgeConfig) -> dict[str, Any]:
+    size = object_size(category, base, ground, config)
+    if size["height"] > base:
+        raise IneligibleLayout(f"a {category} standing on row {base} would be {size['height']} px tall",
+                               reason=TOO_TALL, field="vanishing_point")
+    return size
+
+
+def _near_edit(region: str, category: str, width: int, height: int, config: ForgeConfig,
+               ground: Ground | None = None) -> Edit:
     x0, x1 = region_columns(width, region)
     margin = round(config.near_margin_frac * (x1 - x0))
-    y0, y1 = round(config.near_top_frac * height), round(config.near_bottom_frac * height)
+    bottom = ground.bottom if ground is not None else height
+    y0, y1 = round(config.near_top_frac * height), min(bottom, round(config.near_bottom_frac * height))
+    size = None
+    if ground is not None and ground.vp_row is not None:
+        base = min(near_base_row(ground, config, height), y1 - 1)
+        size = _sized(category, base, ground, config)
+        y0 = max(0, min(y0, base - math.ceil(1.1 * size["height"])))  # room for the whole object
+    if y1 <= y0:
+        raise IneligibleLayout(f"no rows for a nearby object between {y0} and the ego hood at {bottom}",
+                               reason=NO_GROUND, field="ego_hood")
     return Edit(
         role="near", region=region, category=category, direction=FRONT_FACING,
         prompt=build_prompt(category, FRONT_FACING), box=(x0 + margin, y0, x1 - margin, y1),
-        canvas_width=width, canvas_height=height,
+        canvas_width=width, canvas_height=height, object_size=size,
     )
 
 
@@ -202,6 +265,40 @@ def distance_band_rows(vp_y: float, height: int, d: float) -> tuple[int, int]:
     y0 = max(0, math.ceil(round(vp_y - half, 9)))
     y1 = min(height, math.floor(round(vp_y + half, 9)) + 1)
     return y0, y1
+
+
+def _far_base(y0: int, y1: int) -> int:
+    """The far object's base row: a tenth of the band (at least 3 rows) above its bottom, so that neither the
+    object nor its blended fringe touches the mask's edge."""
+    return max(y0, y1 - 1 - max(3, round(0.1 * (y1 - y0))))
+
+
+def distance_band(category: str, vp_row: float, height: int, ground: Ground,
+                  config: ForgeConfig) -> tuple[float, tuple[int, int], dict[str, Any]]:
+    """(d, band rows [y0, y1), object size) of the distance scenario's far object.
+
+    The band is the paper's {|y - y_vp| <= d H} (clipped above the ego hood) and the object stands near its
+    bottom. With `distance_d` the object may come out smaller than `min_object_px`: then d grows in steps of
+    0.005 up to `distance_d_max` (the object comes closer, still inside the paper's band formula); if even that
+    is too small the job is skipped ("far object too small"). Never enlarged."""
+    steps = max(0, math.ceil(round((config.distance_d_max - config.distance_d) / 0.005, 6)))
+    size: dict[str, Any] = {}
+    y0 = y1 = 0
+    for k in range(steps + 1):
+        d = min(config.distance_d_max, round(config.distance_d + 0.005 * k, 6)) if k else config.distance_d
+        y0, y1 = distance_band_rows(vp_row, height, d)
+        y1 = min(y1, ground.bottom)
+        if y0 >= y1:
+            raise IneligibleLayout(
+                f"vanishing point row {vp_row:.1f} is more than d*H outside the image rows",
+                field="vanishing_point", fix="the distance scenario needs the horizon inside the image",
+            )
+        size = object_size(category, _far_base(y0, y1), ground, config)
+        if size["height"] >= config.min_object_px:
+            return d, (y0, y1), size
+    raise IneligibleLayout(
+        f"a far {category} on row {size.get('base_row')} would be {size.get('height')} px tall (< min_object_px "
+        f"{config.min_object_px}) even with d = {config.distance_d_max}", reason=FAR_TOO_SMALL, field="category")
 
 
 def intrusion_geometry(
@@ -232,27 +329,36 @@ def build_layout(
     vanishing_point: tuple[float, float] | None = None,
     side: str | None = None,
     config: ForgeConfig | None = None,
+    agent: str = "vehicle",
+    hood_top: int | None = None,
 ) -> Layout:
-    """The layout of one job. Raises BadInput for a bad combination, IneligibleLayout when the image can't host it."""
+    """The layout of one job. Raises BadInput for a bad combination, IneligibleLayout when the image can't host it.
+
+    `hood_top` is the ego hood's first row (None or H: none): every mask stops above it. With a vanishing point
+    every edit also carries the object's perspective size (`Edit.object_size`)."""
     config = config or ForgeConfig()
     check_scenario(scenario, ground_truth, category)
     if width <= 0 or height <= 0:
         raise BadInput(f"image size must be positive, got {width}x{height}", field="image")
+    bottom = height if hood_top is None else max(1, min(int(hood_top), height))
+    ground = Ground(vanishing_point[1] if vanishing_point is not None else None, bottom, agent)
     gt_region = REGION_OF_ANSWER[ground_truth]
     others = [k for k in REGIONS if k != gt_region]
     edits: list[Edit] = []
     params: dict[str, Any] = {}
 
     if scenario == "static":
-        edits = [_near_edit(k, category, width, height, config) for k in others]
+        edits = [_near_edit(k, category, width, height, config, ground) for k in others]
 
     elif scenario == "motion":
         direction = "left" if ground_truth == "right" else "right"
         x0, x1 = region_columns(width, "C")
+        size = _sized(category, near_base_row(ground, config, height), ground, config) \
+            if ground.vp_row is not None else None
         edits = [Edit(
             role="motion", region="C", category=category, direction=direction,
-            prompt=build_prompt(category, direction), box=(x0, 0, x1, height),
-            canvas_width=width, canvas_height=height,
+            prompt=build_prompt(category, direction), box=(x0, 0, x1, bottom),
+            canvas_width=width, canvas_height=height, object_size=size,
         )]
 
     elif scenario == "intrusion":
@@ -267,37 +373,46 @@ def build_layout(
         r, half = config.intrusion_pixels(width)
         params = {"r": r, "l": half}
         box, crop = intrusion_geometry(side, width, height, r, half)
+        box = (box[0], box[1], box[2], bottom)
         direction = "right" if side == "left" else "left"  # enters the view, moving inward
+        size = None
+        if ground.vp_row is not None:
+            base = near_base_row(ground, config, height)
+            # fit the side view in the band: stand farther back (smaller) when it would be wider than 2 l
+            widest = 0.9 * (box[2] - box[0]) / config.side_aspect[category]
+            per_row = config.real_height_m[category] / config.camera_height_m[agent]
+            base = min(base, math.floor(ground.vp_row + widest / per_row))
+            size = _sized(category, base, ground, config)
+            # centred half a band-width inside the image border: most of the object is visible after the crop
+            size["centre_x"] = r + half // 2 if side == "left" else width - half // 2
+            if size["height"] < config.min_object_px:
+                raise IneligibleLayout(f"an intruding {category} {size['height']} px tall would fit the "
+                                       f"{box[2] - box[0]} px band", reason=INTRUDER_TOO_SMALL, field="category")
         intrusion = Edit(
             role="intrusion", region=REGION_OF_SIDE[side], category=category, direction=direction,
             prompt=build_prompt(category, direction), box=box,  # type: ignore[arg-type]
             canvas_width=width + r, canvas_height=height, pad_side=side, pad=r, band_half_width=half,
-            crop_box=crop,  # type: ignore[arg-type]
+            crop_box=crop, object_size=size,  # type: ignore[arg-type]
         )
         edits = [intrusion]
         if gt_region != "C":
-            edits.insert(0, _near_edit("C", category, width, height, config))
+            edits.insert(0, _near_edit("C", category, width, height, config, ground))
         elif config.intrusion_opposite_near_when_straight:
             opposite = "R" if side == "left" else "L"
-            edits.insert(0, _near_edit(opposite, category, width, height, config))
+            edits.insert(0, _near_edit(opposite, category, width, height, config, ground))
 
     elif scenario == "distance":
         if vanishing_point is None:
             raise BadInput("the distance scenario needs a vanishing point", field="vanishing_point")
-        y0, y1 = distance_band_rows(vanishing_point[1], height, config.distance_d)
-        if y0 >= y1:
-            raise IneligibleLayout(
-                f"vanishing point row {vanishing_point[1]:.1f} is more than d*H outside the image rows",
-                field="vanishing_point", fix="the distance scenario needs the horizon inside the image",
-            )
         x0, x1 = region_columns(width, gt_region)
-        params = {"d": config.distance_d, "band": [y0, y1]}
+        d, (y0, y1), size = distance_band(category, vanishing_point[1], height, ground, config)
+        params = {"d": d, "band": [y0, y1]}
         far = Edit(
             role="far", region=gt_region, category=category, direction=FRONT_FACING,
             prompt=build_prompt(category, FRONT_FACING, far=True), box=(x0, y0, x1, y1),
-            canvas_width=width, canvas_height=height,
+            canvas_width=width, canvas_height=height, object_size=size,
         )
-        edits = [*(_near_edit(k, category, width, height, config) for k in others), far]
+        edits = [*(_near_edit(k, category, width, height, config, ground) for k in others), far]
 
     return Layout(
         scenario=scenario, ground_truth=ground_truth, category=category,

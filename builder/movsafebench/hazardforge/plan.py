@@ -1,8 +1,11 @@
 """The generation plan: every eligible job (scenario x category x side) for a list of source images.
 
-A job is one edited image to produce. `hazardkit forge plan SOURCES --out plan.jsonl` reads the sources
-(schema `forge_source`), opens every image (size, sha256, vanishing point), builds each job's layout and
-writes one JSON line per job (schema `forge_plan_job`). The run engine rebuilds the masks of a line with
+A job is one edited image to produce. `hazardkit forge plan SOURCES --out plan.jsonl` reads a source manifest
+(schema `movsafebench_source`: what every `hazardkit sources scan` adapter and `forge synthetic` write), opens
+every image (size, sha256 checked against the manifest, vanishing point, ego hood), builds each job's layout
+and writes one JSON line per job (schema `forge_plan_job`). Manifest paths are relative to their dataset's
+root (`--root DATASET=DIR`, default: the manifest's folder), with the same rule as every adapter: no
+absolute paths, no `..`. The run engine rebuilds the masks of a line with
 `layout_from_plan_line(line, image_size)`; nothing else is needed.
 
 Job ids are the first 20 hex digits of sha256 over the job's inputs (source id and image hash, ground truth,
@@ -26,7 +29,7 @@ from builder.movsafebench.hazardforge.vanishing import VanishingPoint
 from eval_kit.errors import BadInput
 from eval_kit.movsafebench.spec import EDITED_SCENARIOS, SCENARIO_CATEGORIES, SCENARIO_GROUND_TRUTHS
 
-SOURCE_SCHEMA = "forge_source"
+SOURCE_SCHEMA = "movsafebench_source"
 PLAN_SCHEMA = "forge_plan_job"
 
 
@@ -41,6 +44,9 @@ class SourceItem:
     source_benchmark: str
     vanishing_point: tuple[float, float] | None = None
     line: int | None = None
+    sha256: str | None = None
+    hood_top: int | None = None  # override or stored detection from the manifest; None: detect at plan time
+    hood_source: str | None = None  # "override" or "manifest"
 
 
 @dataclass(frozen=True)
@@ -50,27 +56,45 @@ class ImageInfo:
     sha256: str
 
 
-def read_sources(path: str | Path) -> list[SourceItem]:
-    """Validate a SOURCES JSON Lines file; paths are resolved against its folder; ids must be unique."""
+def read_sources(path: str | Path, roots: dict[str, str | Path] | None = None) -> list[SourceItem]:
+    """Validate a source manifest (schema `movsafebench_source`); ids must be unique.
+
+    Each path is joined to its dataset's root (`roots[dataset]`, default: the manifest's folder) with the
+    adapters' rule (relative, POSIX, no `..`: `resolve_relative`)."""
+    from builder.movsafebench.sources.common import resolve_relative
     from eval_kit.jsonl import iter_jsonl
     from eval_kit.schemas import validate_or_raise
 
     path = Path(path)
+    roots = dict(roots or {})
     items: list[SourceItem] = []
     seen: dict[str, int] = {}
     for number, obj in iter_jsonl(path):
+        if isinstance(obj, dict) and "ground_truth" in obj and "gt_action" not in obj:
+            raise BadInput("this is the old forge_source format (ground_truth, source_benchmark)", path=path,
+                           line=number, field="ground_truth",
+                           fix="write a source manifest with `hazardkit sources scan` or `hazardkit forge synthetic`")
         validate_or_raise(SOURCE_SCHEMA, obj, path=path, line=number)
         if obj["id"] in seen:
             raise BadInput(f"duplicate id {obj['id']!r} (first on line {seen[obj['id']]})", path=path, line=number,
                            field="id", fix="source ids must be unique")
         seen[obj["id"]] = number
-        image = Path(obj["path"])
+        root = Path(roots.get(obj["dataset"], path.parent))
+        try:
+            image = resolve_relative(root, obj["path"])
+        except BadInput as exc:
+            raise BadInput(exc.detail, path=path, line=number, field="path") from None
         vp = obj.get("vanishing_point")
+        hood, hood_source = None, None
+        if obj.get("ego_hood_override") is not None:
+            hood, hood_source = int(obj["ego_hood_override"]), "override"
+        elif isinstance(obj.get("ego_hood"), dict):
+            hood, hood_source = int(obj["ego_hood"]["top"]), "manifest"
         items.append(SourceItem(
-            id=obj["id"], path=image if image.is_absolute() else path.parent / image,
-            ground_truth=obj["ground_truth"], agent=obj["agent"],
-            source_benchmark=obj.get("source_benchmark", "unknown"),
-            vanishing_point=(float(vp["x"]), float(vp["y"])) if vp else None, line=number,
+            id=obj["id"], path=image, ground_truth=obj["gt_action"], agent=obj["agent"],
+            source_benchmark=obj["dataset"],
+            vanishing_point=(float(vp["x"]), float(vp["y"])) if vp else None, line=number, sha256=obj["sha256"],
+            hood_top=hood, hood_source=hood_source,
         ))
     return items
 
@@ -110,6 +134,7 @@ def seed_of(job_id: str) -> int:
 
 def plan_line(
     source: SourceItem, info: ImageInfo, vp: VanishingPoint, layout: Layout, config: ForgeConfig, image_ref: str,
+    hood: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     job_id = job_id_of(source.id, info.sha256, layout.ground_truth, layout.scenario, layout.category,
                        layout.side, config)
@@ -130,6 +155,7 @@ def plan_line(
         "category": layout.category,
         "side": layout.side,
         "vanishing_point": vp.to_dict(),
+        "ego_hood": hood or {"top": info.height, "source": "none"},
         "params": data["params"],
         "edits": data["edits"],
     }
@@ -137,9 +163,12 @@ def plan_line(
 
 def layouts_for_source(
     ground_truth: str, width: int, height: int, vanishing_point: tuple[float, float] | None, config: ForgeConfig,
-    scenarios: Iterable[str] = EDITED_SCENARIOS,
+    scenarios: Iterable[str] = EDITED_SCENARIOS, *, agent: str = "vehicle", hood_top: int | None = None,
+    reasons: dict[str, int] | None = None,
 ) -> tuple[list[Layout], int]:
-    """Every eligible layout of one source image, and how many were skipped as ineligible."""
+    """Every eligible layout of one source image, and how many were skipped as ineligible.
+
+    `reasons`, when given, counts the skipped jobs by "scenario/category: reason"."""
     layouts: list[Layout] = []
     skipped = 0
     for scenario in scenarios:
@@ -149,9 +178,13 @@ def layouts_for_source(
             for side in job_variants(scenario, ground_truth):
                 try:
                     layouts.append(build_layout(scenario, ground_truth, category, width, height,
-                                                vanishing_point=vanishing_point, side=side, config=config))
-                except IneligibleLayout:
+                                                vanishing_point=vanishing_point, side=side, config=config,
+                                                agent=agent, hood_top=hood_top))
+                except IneligibleLayout as exc:
                     skipped += 1
+                    if reasons is not None:
+                        key = f"{scenario}/{category}: {exc.reason}"
+                        reasons[key] = reasons.get(key, 0) + 1
     return layouts, skipped
 
 
@@ -181,29 +214,47 @@ def build_plan(
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """(plan lines, stats) for the sources.
 
-    stats: sources, eligible (jobs before subsampling), skipped (layouts the image could not host), vp_fallbacks
-    (horizon prior used) and, with target counts, target_shortfall (jobs missing to reach the targets).
+    stats: sources, eligible (jobs before subsampling), skipped (layouts the image could not host) and
+    skipped_reasons ("scenario/category: reason" -> count, e.g. "distance/cat: far object too small"),
+    vp_fallbacks (horizon prior used), hoods (sources with a visible ego hood; hood_detected: detected here
+    because the manifest had none) and, with target counts, target_shortfall (jobs missing to reach the targets).
     """
+    from builder.movsafebench.hazardforge.ego_hood import detect_ego_hood
     from builder.movsafebench.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
 
     config = config or ForgeConfig()
     settings = DetectorSettings(work_width=config.vp_work_width)
     jobs: list[dict[str, Any]] = []
-    stats = {"sources": 0, "eligible": 0, "skipped": 0, "vp_fallbacks": 0}
+    stats: dict[str, Any] = {"sources": 0, "eligible": 0, "skipped": 0, "skipped_reasons": {}, "vp_fallbacks": 0,
+                             "hoods": 0, "hood_detected": 0}
     for source in (progress(sources) if progress else sources):
         image = open_image(source.path, where=sources_path, line=source.line)
         sha = hashlib.sha256(Path(source.path).read_bytes()).hexdigest()
+        if source.sha256 is not None and sha != source.sha256:
+            raise BadInput(f"checksum mismatch for {source.path}: manifest {source.sha256[:12]}..., file "
+                           f"{sha[:12]}...", path=sources_path, line=source.line, field="sha256",
+                           fix="restore the original file or scan the sources again")
         info = ImageInfo(image.width, image.height, sha)
         if source.vanishing_point is not None and not detect_vp:
             vp = VanishingPoint(source.vanishing_point[0], source.vanishing_point[1], 1.0, "source")
         else:
             vp = detect_vanishing_point(image, settings)
             stats["vp_fallbacks"] += vp.method == "horizon_prior"
-        layouts, skipped = layouts_for_source(source.ground_truth, info.width, info.height, (vp.x, vp.y), config)
+        if source.hood_top is not None:
+            hood = {"top": min(source.hood_top, info.height), "source": source.hood_source}
+        else:
+            found = detect_ego_hood(image, vanishing_point=(vp.x, vp.y) if vp.method != "horizon_prior" else None)
+            hood = {"top": found.top, "source": "detected"}
+            stats["hood_detected"] += 1
+        stats["hoods"] += hood["top"] < info.height
+        layouts, skipped = layouts_for_source(source.ground_truth, info.width, info.height, (vp.x, vp.y), config,
+                                              agent=source.agent, hood_top=hood["top"],
+                                              reasons=stats["skipped_reasons"])
         image_ref = os.path.relpath(Path(source.path).resolve(), Path(plan_dir).resolve())
-        jobs.extend(plan_line(source, info, vp, layout, config, image_ref) for layout in layouts)
+        jobs.extend(plan_line(source, info, vp, layout, config, image_ref, hood) for layout in layouts)
         stats["sources"] += 1
         stats["skipped"] += skipped
+    stats["skipped_reasons"] = dict(sorted(stats["skipped_reasons"].items()))
     stats["eligible"] = len(jobs)
     if config.target_counts is not None:
         available = count_table(jobs)

@@ -124,10 +124,12 @@ def status_command(run_dir: Path, as_json: bool) -> None:
 @click.option("--scope", type=click.Choice(["edited", "no_edit", "all"]), default="edited", show_default=True,
               help="edited: accepted jobs; no_edit: the plan's unedited source images; all: both.")
 def export_command(run_dir: Path, out: Path, scope: str) -> None:
-    """Write a run's accepted jobs (and/or source images) as MovSafeBench records for `hazardkit publish`."""
+    """Write a run's accepted jobs (and/or source images) as MovSafeBench records for `hazardkit publish`.
+
+    Image paths in records.jsonl are relative to --out (e.g. `images/ab/ab....png` with --out RUN_DIR)."""
     from builder.movsafebench.hazardforge.export import run_records, write_records
 
-    records = run_records(run_dir, scope)
+    records = run_records(run_dir, scope, out_dir=out)
     path = write_records(records, out)
     click.echo(f"wrote {len(records)} records to {path}")
 

@@ -4,6 +4,9 @@
     hazardkit sources scan sa-bench --root /data/sa_bench --out m.jsonl
     hazardkit sources scan folder --index my_images.jsonl [--root DIR] --out m.jsonl
     hazardkit sources verify manifests/movsafebench/v1/sources.jsonl --root drivebench=/data/nuscenes ...
+
+Every scan writes the one manifest format (schema movsafebench_source) that `hazardkit forge plan` reads, with
+the same `--root DATASET=DIR` rule for where the images are.
 """
 
 from __future__ import annotations
@@ -28,8 +31,14 @@ def _report(result: ScanResult, out: Path, show_skipped: int) -> None:
 
     if not result.records:
         raise BadInput("no usable source images found", fix="check the paths; skipped inputs are listed with -v")
+    from collections import Counter
+
     count = write_manifest(result.records, out)
-    click.echo(f"wrote {count} sources to {out}; skipped {len(result.skipped)}")
+    kinds = Counter(s.key for s in result.skipped)
+    detail = f" ({'; '.join(f'{k}: {n}' for k, n in sorted(kinds.items()))})" if kinds else ""
+    hoods = sum(1 for r in result.records if r.ego_hood and r.ego_hood["top"] < r.ego_hood["height"])
+    click.echo(f"wrote {count} sources to {out}; skipped {len(result.skipped)}{detail}; "
+               f"ego hood visible in {hoods}")
     for skipped in result.skipped[:show_skipped]:
         click.echo(f"  skipped {skipped.where}: {skipped.reason}")
 
@@ -38,6 +47,8 @@ _OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), re
                     help="manifest to write (JSON Lines, schema movsafebench_source)")
 _SHOW = click.option("-v", "--show-skipped", type=int, default=0, show_default=True,
                      help="list up to this many skipped inputs with their reason")
+_HOOD = click.option("--hood/--no-hood", "hood", default=True, show_default=True,
+                     help="detect each image's ego hood (first row of the car's own body) into the manifest")
 
 
 @sources.group(cls=HazardkitGroup)
@@ -51,22 +62,24 @@ def scan() -> None:
 @click.option("--root", type=click.Path(path_type=Path), required=True, help="nuScenes root (holds samples/)")
 @_OUT
 @_SHOW
-def scan_drivebench(questions: Path, root: Path, out: Path, show_skipped: int) -> None:
+@_HOOD
+def scan_drivebench(questions: Path, root: Path, out: Path, show_skipped: int, hood: bool) -> None:
     """Behaviour questions -> safe direction; CAM_FRONT images."""
     from builder.movsafebench.sources import drivebench
 
-    _report(drivebench.scan(questions, root), out, show_skipped)
+    _report(drivebench.scan(questions, root, detect_hoods=hood), out, show_skipped)
 
 
 @scan.command("sa-bench")
 @click.option("--root", type=click.Path(path_type=Path), required=True, help="folder of images + same-name XML")
 @_OUT
 @_SHOW
-def scan_sa_bench(root: Path, out: Path, show_skipped: int) -> None:
+@_HOOD
+def scan_sa_bench(root: Path, out: Path, show_skipped: int, hood: bool) -> None:
     """goal_position.x third -> safe direction (our assumption, see the dataset card)."""
     from builder.movsafebench.sources import sa_bench
 
-    _report(sa_bench.scan(root), out, show_skipped)
+    _report(sa_bench.scan(root, detect_hoods=hood), out, show_skipped)
 
 
 @scan.command("folder")
@@ -76,11 +89,12 @@ def scan_sa_bench(root: Path, out: Path, show_skipped: int) -> None:
 @click.option("--dataset", default="folder", show_default=True, help="dataset name written to the manifest")
 @_OUT
 @_SHOW
-def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_skipped: int) -> None:
+@_HOOD
+def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_skipped: int, hood: bool) -> None:
     """Your own images listed in a JSON Lines index."""
     from builder.movsafebench.sources import folder
 
-    _report(folder.scan(index, root, dataset=dataset), out, show_skipped)
+    _report(folder.scan(index, root, dataset=dataset, detect_hoods=hood), out, show_skipped)
 
 
 @sources.command("verify")
@@ -89,14 +103,10 @@ def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_sk
               help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset)")
 def verify(manifest: Path, roots: tuple[str, ...]) -> None:
     """Check every image of MANIFEST exists, decodes and matches its sha256. Exit 2 when any does not."""
+    from builder.movsafebench.sources.common import parse_roots
     from builder.movsafebench.sources.manifest import read_manifest, verify_manifest
 
-    mapping: dict[str, Path] = {}
-    for item in roots:
-        name, sep, folder_path = item.partition("=")
-        if not sep or not name or not folder_path:
-            raise BadInput(f"--root {item!r} is not DATASET=DIR", field="--root", fix="e.g. --root sa_bench=/data/sa")
-        mapping[name] = Path(folder_path)
+    mapping = parse_roots(roots)
     records = read_manifest(manifest)
     problems = verify_manifest(records, mapping)
     for problem in problems:

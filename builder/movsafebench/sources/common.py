@@ -24,7 +24,9 @@ class SourceRecord:
     """One source image usable by HazardForge.
 
     `path` is relative to the dataset's root folder (POSIX separators) so manifests are portable between
-    machines; `extra` holds source-specific fields (scene/frame tokens, XML decision, ...).
+    machines; `extra` holds source-specific fields (scene/frame tokens, XML decision, ...). `ego_hood` is the
+    detected ego-vehicle body (`ego_hood.detect_ego_hood`), `ego_hood_override` a maintainer's correction,
+    `vanishing_point` a known one ({x, y}).
     """
 
     id: str
@@ -34,6 +36,9 @@ class SourceRecord:
     gt_action: str
     agent: str
     extra: dict[str, Any] = field(default_factory=dict)
+    ego_hood: dict[str, Any] | None = None
+    ego_hood_override: int | None = None
+    vanishing_point: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         if self.gt_action not in ANSWERS:
@@ -53,6 +58,12 @@ class SourceRecord:
         }
         if self.extra:
             row["extra"] = dict(self.extra)
+        if self.ego_hood is not None:
+            row["ego_hood"] = dict(self.ego_hood)
+        if self.ego_hood_override is not None:
+            row["ego_hood_override"] = int(self.ego_hood_override)
+        if self.vanishing_point is not None:
+            row["vanishing_point"] = dict(self.vanishing_point)
         return row
 
     def resolve(self, root: str | Path) -> Path:
@@ -66,6 +77,11 @@ class Skipped:
 
     where: str
     reason: str
+    kind: str | None = None  # a short fixed phrase the scan report counts by (default: the reason)
+
+    @property
+    def key(self) -> str:
+        return self.kind or self.reason
 
 
 @dataclass
@@ -74,6 +90,20 @@ class ScanResult:
 
     records: list[SourceRecord] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+
+
+def detect_hood(image_path: str | Path) -> dict[str, Any]:
+    """The ego hood of an image for its manifest row (vanishing point first: the hood test uses lane markings)."""
+    from PIL import Image
+
+    from builder.movsafebench.hazardforge.ego_hood import detect_ego_hood
+    from builder.movsafebench.hazardforge.vanishing import detect_vanishing_point
+
+    with Image.open(image_path) as img:
+        rgb = img.convert("RGB")
+    vp = detect_vanishing_point(rgb)
+    found = detect_ego_hood(rgb, vanishing_point=(vp.x, vp.y) if vp.method != "horizon_prior" else None)
+    return found.to_dict()
 
 
 def sha256_file(path: str | Path) -> str:
@@ -115,6 +145,18 @@ def resolve_relative(root: str | Path, rel: str) -> Path:
     if pure.is_absolute() or ".." in pure.parts:
         raise BadInput(f"path {rel!r} must be relative to the dataset root without '..'", field="path")
     return Path(root).joinpath(*pure.parts)
+
+
+def parse_roots(items: tuple[str, ...] | list[str]) -> dict[str, Path]:
+    """`--root DATASET=DIR` options (as `sources verify` and `forge plan` take them) as {dataset: folder}."""
+    mapping: dict[str, Path] = {}
+    for item in items:
+        name, sep, folder_path = item.partition("=")
+        if not sep or not name or not folder_path:
+            raise BadInput(f"--root {item!r} is not DATASET=DIR", field="--root",
+                           fix="name the dataset, e.g. --root drivebench=/data/nuscenes")
+        mapping[name] = Path(folder_path)
+    return mapping
 
 
 def direction_of_x(x_normalised: float) -> str:

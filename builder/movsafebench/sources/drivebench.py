@@ -14,10 +14,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from builder.movsafebench.sources.common import ScanResult, Skipped, SourceRecord, image_problem, sha256_file
+from builder.movsafebench.sources.common import (
+    ScanResult,
+    Skipped,
+    SourceRecord,
+    detect_hood,
+    image_problem,
+    sha256_file,
+)
 from eval_kit.errors import BadInput
 
 DATASET = "drivebench"
@@ -83,7 +91,8 @@ def _image_rel_path(raw: str) -> str:
     return PurePosixPath(*[p for p in parts if p not in ("..", ".", "/")]).as_posix()
 
 
-def scan(questions: str | Path, nuscenes_root: str | Path, *, check_images: bool = True) -> ScanResult:
+def scan(questions: str | Path, nuscenes_root: str | Path, *, check_images: bool = True,
+         detect_hoods: bool = False) -> ScanResult:
     """Read every behaviour question and return one record per frame whose answer names a direction.
 
     A frame asked several behaviour questions keeps the first; disagreeing duplicates are skipped.
@@ -101,26 +110,28 @@ def scan(questions: str | Path, nuscenes_root: str | Path, *, check_images: bool
             continue
         missing = [k for k in ("frame_token", "question", "answer", "image_path") if k not in rec]
         if missing:
-            result.skipped.append(Skipped(where, f"missing field(s) {', '.join(missing)}"))
+            result.skipped.append(Skipped(where, f"missing field(s) {', '.join(missing)}", "missing fields"))
             continue
         options = parse_options(str(rec["question"]))
         letter = str(rec["answer"]).strip().rstrip(".").upper()[:1]
         if letter not in options:
-            result.skipped.append(Skipped(where, f"answer {rec['answer']!r} is not one of the options"))
+            result.skipped.append(Skipped(where, f"answer {rec['answer']!r} is not one of the options",
+                                          "answer is not an option"))
             continue
         direction = direction_of_behaviour(options[letter])
         if direction is None:
-            result.skipped.append(Skipped(where, f"answer option names no direction: {options[letter]!r}"))
+            result.skipped.append(Skipped(where, f"answer option names no direction: {options[letter]!r}",
+                                          "answer names no direction"))
             continue
         cams = rec["image_path"]
         if not isinstance(cams, dict) or CAMERA not in cams:
-            result.skipped.append(Skipped(where, f"no {CAMERA} image"))
+            result.skipped.append(Skipped(where, f"no {CAMERA} image", f"no {CAMERA} image"))
             continue
         rel = _image_rel_path(str(cams[CAMERA]))
         image = root / rel
         problem = image_problem(image) if check_images else (None if image.is_file() else "image file not found")
         if problem:
-            result.skipped.append(Skipped(where, f"{problem}: {image}"))
+            result.skipped.append(Skipped(where, f"{problem}: {image}", problem))
             continue
         frame = str(rec["frame_token"])
         record = SourceRecord(
@@ -136,8 +147,11 @@ def scan(questions: str | Path, nuscenes_root: str | Path, *, check_images: bool
         if frame in by_frame:
             if by_frame[frame].gt_action != direction:
                 conflicted.add(frame)
-                result.skipped.append(Skipped(where, f"frame {frame} has disagreeing behaviour answers"))
+                result.skipped.append(Skipped(where, f"frame {frame} has disagreeing behaviour answers",
+                                              "disagreeing behaviour answers"))
             continue
+        if detect_hoods:
+            record = replace(record, ego_hood=detect_hood(image))
         by_frame[frame] = record
         result.records.append(record)
     result.records = [r for r in result.records if r.extra["frame_token"] not in conflicted]

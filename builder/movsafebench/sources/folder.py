@@ -13,6 +13,7 @@ from builder.movsafebench.sources.common import (
     ScanResult,
     Skipped,
     SourceRecord,
+    detect_hood,
     image_problem,
     resolve_relative,
     sha256_file,
@@ -23,10 +24,11 @@ from eval_kit.schemas import validate_or_raise
 
 SCHEMA = "movsafebench_source_folder"
 _CORE = ("id", "path", "gt_action", "agent")
+_TOP_LEVEL = ("ego_hood_override", "vanishing_point")  # kept as manifest fields, not in `extra`
 
 
 def scan(index: str | Path, root: str | Path | None = None, *, dataset: str = "folder",
-         check_images: bool = True) -> ScanResult:
+         check_images: bool = True, detect_hoods: bool = False) -> ScanResult:
     """Records for every line of `index`; image paths are relative to `root` (default: the index's folder)."""
     index = Path(index)
     base = Path(root) if root is not None else index.parent
@@ -43,11 +45,13 @@ def scan(index: str | Path, root: str | Path | None = None, *, dataset: str = "f
             raise BadInput(exc.detail, path=index, line=line, field="path") from None
         problem = image_problem(image) if check_images else (None if image.is_file() else "image file not found")
         if problem:
-            result.skipped.append(Skipped(f"{index}:{line}", f"{problem}: {image}"))
+            result.skipped.append(Skipped(f"{index}:{line}", f"{problem}: {image}", problem))
             continue
         result.records.append(SourceRecord(
             id=row["id"], dataset=dataset, path=Path(row["path"]).as_posix(), sha256=sha256_file(image),
             gt_action=row["gt_action"], agent=row["agent"],
-            extra={k: v for k, v in row.items() if k not in _CORE},
+            extra={k: v for k, v in row.items() if k not in _CORE + _TOP_LEVEL},
+            ego_hood=detect_hood(image) if detect_hoods else None,
+            ego_hood_override=row.get("ego_hood_override"), vanishing_point=row.get("vanishing_point"),
         ))
     return result

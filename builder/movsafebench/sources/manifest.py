@@ -55,7 +55,9 @@ def read_manifest(path: str | Path) -> list[SourceRecord]:
             raise BadInput(f"duplicate id {row['id']!r}", path=path, line=line, field="id")
         seen.add(row["id"])
         records.append(SourceRecord(id=row["id"], dataset=row["dataset"], path=row["path"], sha256=row["sha256"],
-                                    gt_action=row["gt_action"], agent=row["agent"], extra=row.get("extra", {})))
+                                    gt_action=row["gt_action"], agent=row["agent"], extra=row.get("extra", {}),
+                                    ego_hood=row.get("ego_hood"), ego_hood_override=row.get("ego_hood_override"),
+                                    vanishing_point=row.get("vanishing_point")))
     return records
 
 

@@ -370,9 +370,13 @@ def write_synthetic_sources(
 ) -> Path:
     """Render `n` scenes (kinds alternate) as PNGs into `folder` and write `sources.jsonl`; return its path.
 
-    Each line: id, path (relative to the JSONL file), ground_truth, agent, source_benchmark "synthetic",
-    kind, seed and the true vanishing_point {x, y} (the plan uses it instead of detecting one).
+    The file is a source manifest like every adapter's (schema `movsafebench_source`): id, dataset
+    "synthetic", path (relative to the manifest's folder), sha256, gt_action, agent, the true vanishing_point
+    {x, y} (the plan uses it instead of detecting one), ego_hood (none: the scenes have no ego body) and
+    extra {kind, seed, variant}.
     """
+    import hashlib
+
     from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
 
     folder = Path(folder)
@@ -390,9 +394,11 @@ def write_synthetic_sources(
         scene.image.save(buf, format="PNG")
         atomic_write_bytes(folder / rel, buf.getvalue())
         lines.append({
-            "id": sample_id, "path": rel, "ground_truth": scene.safe_action, "agent": scene.agent,
-            "source_benchmark": "synthetic", "kind": kind, "seed": scene_seed,
+            "id": sample_id, "dataset": "synthetic", "path": rel, "sha256": hashlib.sha256(buf.getvalue()).hexdigest(),
+            "gt_action": scene.safe_action, "agent": scene.agent,
             "vanishing_point": {"x": round(scene.vanishing_point[0], 3), "y": round(scene.vanishing_point[1], 3)},
+            "ego_hood": {"top": height, "height": height, "method": "synthetic"},
+            "extra": {"kind": kind, "seed": scene_seed, "variant": scene.variant},
         })
     import json
 

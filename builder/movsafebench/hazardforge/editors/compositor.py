@@ -2,10 +2,14 @@
 
 For machines without a GPU and for the demo. It reads the same prompts as the diffusion editors
 ("Render a {category}, facing {direction}." [+ ", make the object smaller."]), so a plan runs unchanged:
-- size: perspective from the vanishing point. On a flat ground plane an object standing at image row y_b is
-  `real_height / camera_height * (y_b - y_horizon)` pixels tall; the horizon is the vanishing point's row, or
-  45 % of the image height when none is given. "make the object smaller" halves it. It is then shrunk to fit
-  the mask's box (the object must stay inside the mask to count as complete).
+- size: the plan's `object_size` (base row and pixel height from perspective, see config.py), exactly: the
+  object's lowest row is the base row, its height the planned one, never resized to fit; an object that does
+  not fit its mask is an error (the job fails with the reason). Direct calls without `object_size` (tests, the
+  preview) use the same perspective with the mask's bottom as the base row and record how the size was found
+  in `Placement.sizing` ("plan", "perspective" or, when the mask lies at or above the horizon, "box_fill").
+- placement: among the columns of the mask's box, the object's footprint avoids `occupied` pixels (other road
+  users: `free_space.occupied_mask`) when it can; `Placement.free` says whether it could.
+- lighting: the sprite takes the brightness and colour cast of the ground around it (night frames darken it).
 - heading: side sprites face right and are flipped for "facing left"; forward/backward use front/back views.
 - blending: cv2.seamlessClone (normal clone) of the sprite alpha-composited over the destination, on a local
   window padded with copyMakeBorder so objects crossing the image border (intrusion) work; written back only
@@ -22,17 +26,16 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from builder.movsafebench.hazardforge.config import REAL_HEIGHT_M as _CONFIG_REAL_HEIGHT_M
 from builder.movsafebench.hazardforge.editors.base import check_inputs, mask_bbox
 from builder.movsafebench.hazardforge.editors.sprites import folder_sprites, load_cutout, procedural_sprite
 from builder.movsafebench.hazardforge.prompts import parse_prompt
 
-COMPOSITOR_VERSION = "1"
+COMPOSITOR_VERSION = "2"
 DIRECTIONS = ("left", "right", "forward", "backward")
-# Typical real heights (metres) for the perspective size; the camera height defaults to a car's (~1.5 m).
-REAL_HEIGHT_M: dict[str, float] = {
-    "human": 1.7, "motorcycle": 1.2, "bicycle": 1.1, "cone": 0.7, "rocks": 0.4, "debris": 0.3,
-    "roadkill": 0.25, "dog": 0.6, "cat": 0.3, "deer": 1.3, "fox": 0.45, "pig": 0.7, "raccoon": 0.35,
-}
+# the perspective input, one table for the plan and the editor (see config.py)
+REAL_HEIGHT_M = _CONFIG_REAL_HEIGHT_M
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -46,10 +49,13 @@ class Placement:
     box: tuple[int, int, int, int]  # x0, y0, x1, y1 of the sprite (may extend past the image edge)
     horizon_y: float
     sprite: str
+    sizing: str = "plan"
+    free: bool | None = None  # footprint clear of occupied pixels (None: no occupancy given)
 
     def to_dict(self) -> dict[str, Any]:
         return {"category": self.category, "direction": self.direction, "is_far": self.is_far, "view": self.view,
-                "flipped": self.flipped, "box": list(self.box), "horizon_y": self.horizon_y, "sprite": self.sprite}
+                "flipped": self.flipped, "box": list(self.box), "horizon_y": self.horizon_y, "sprite": self.sprite,
+                "sizing": self.sizing, "free": self.free}
 
 
 class CompositingEditor:
@@ -64,6 +70,7 @@ class CompositingEditor:
         self.camera_height_m = camera_height_m
         self.far_scale = far_scale
         self.fill = fill
+        self.last_placement: Placement | None = None  # the latest edit's placement (the job record keeps it)
 
     def provenance(self) -> dict[str, Any]:
         sprites = "procedural"
@@ -91,11 +98,16 @@ class CompositingEditor:
         return procedural_sprite(category, view, seed), f"procedural:{category}:{view}", view == "side"
 
     def edit(self, image: Image.Image, mask: np.ndarray, prompt: str, seed: int, *,
-             vanishing_point: tuple[float, float] | None = None) -> Image.Image:
-        return self.edit_with_placement(image, mask, prompt, seed, vanishing_point=vanishing_point)[0]
+             vanishing_point: tuple[float, float] | None = None, object_size: dict[str, Any] | None = None,
+             occupied: np.ndarray | None = None) -> Image.Image:
+        out, self.last_placement = self.edit_with_placement(image, mask, prompt, seed, vanishing_point=vanishing_point,
+                                                            object_size=object_size, occupied=occupied)
+        return out
 
     def edit_with_placement(self, image: Image.Image, mask: np.ndarray, prompt: str, seed: int, *,
-                            vanishing_point: tuple[float, float] | None = None) -> tuple[Image.Image, Placement]:
+                            vanishing_point: tuple[float, float] | None = None,
+                            object_size: dict[str, Any] | None = None,
+                            occupied: np.ndarray | None = None) -> tuple[Image.Image, Placement]:
         """The edit plus where the object went (for provenance and tests)."""
         import cv2
 
@@ -111,27 +123,50 @@ class CompositingEditor:
         horizon = float(vanishing_point[1]) if vanishing_point is not None else self.horizon_fraction * H
         x0, y0, x1, y1 = mask_bbox(mask)
         box_w, box_h = x1 - x0, y1 - y0
-        bottom = y1 - int(rng.integers(0, max(1, box_h // 10)))
-        height = REAL_HEIGHT_M[category] / self.camera_height_m * (bottom - horizon)
-        if height < 8:  # mask at or above the horizon: no ground-plane size, fill the box instead
-            height = box_h * self.fill
-        if is_far:
-            height *= self.far_scale
         aspect = sprite.shape[1] / sprite.shape[0]
-        height = min(height, box_h * self.fill, box_w * self.fill / aspect)
-        sh = max(6, round(height))
-        sw = max(4, round(sh * aspect))
+        if object_size is not None:
+            sizing = "plan"
+            sh = int(object_size["height"])
+            bottom = int(object_size["base_row"]) + 1
+            sw = max(1, round(sh * aspect))
+            if sw > box_w or bottom - sh < y0 or bottom > y1:
+                raise ValueError(f"a {sw}x{sh} px {category} standing on row {bottom - 1} does not fit its mask "
+                                 f"box {[x0, y0, x1, y1]}")
+        else:
+            sizing = "perspective"
+            bottom = y1 - int(rng.integers(0, max(1, box_h // 10)))
+            height = REAL_HEIGHT_M[category] / self.camera_height_m * (bottom - horizon)
+            if height < 8:  # mask at or above the horizon: no ground-plane size, fill the box instead
+                height, sizing = box_h * self.fill, "box_fill"
+            if is_far:
+                height *= self.far_scale
+            height = min(height, box_h * self.fill, box_w * self.fill / aspect)
+            sh = max(6, round(height))
+            sw = max(4, round(sh * aspect))
         sprite = cv2.resize(np.ascontiguousarray(sprite), (sw, sh), interpolation=cv2.INTER_AREA)
         room = max(0, box_w - sw)
-        left = x0 + (room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2)
+        jitter = room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2
+        free = None
+        if object_size is not None and "centre_x" in object_size:  # intrusion: a fixed column by the border
+            margin = min(max(2, round(0.03 * box_w)), room // 2)  # clear of the band's edges (and the fringe)
+            left = min(max(x0 + margin, round(float(object_size["centre_x"]) - sw / 2)), x1 - sw - margin)
+        elif occupied is not None:
+            from builder.movsafebench.hazardforge.free_space import free_column
+
+            found = free_column(occupied, x0, x1, sw, bottom - sh, bottom, preferred=x0 + jitter)
+            free = found is not None
+            left = found if found is not None else x0 + jitter
+        else:
+            left = x0 + jitter
         top = bottom - sh
-        top = max(y0, top)
+        if sizing != "plan":
+            top = max(y0, top)
         out = np.array(image)
         patch, (bx0, by0, bx1, by1) = _poisson_paste(out, sprite, left, top)
         region = mask[by0:by1, bx0:bx1]  # pixels outside the mask stay the input's
         out[by0:by1, bx0:bx1][region] = patch[region]
         placement = Placement(category, direction, is_far, view, flipped, (left, top, left + sw, top + sh),
-                              horizon, sprite_name)
+                              horizon, sprite_name, sizing, free)
         return Image.fromarray(out, "RGB"), placement
 
 
@@ -157,7 +192,8 @@ def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int,
     py = px = margin
     under = canvas[py: py + sh, px: px + sw].astype(np.float32)
     alpha = sprite[..., 3:4].astype(np.float32) / 255.0
-    rgb = _ensure_contrast(sprite[..., :3].astype(np.float32), under, alpha[..., 0] > 0.5)
+    rgb = match_lighting(sprite[..., :3].astype(np.float32), canvas.astype(np.float32))
+    rgb = _ensure_contrast(rgb, under, alpha[..., 0] > 0.5)
     src = (rgb * alpha + under * (1 - alpha)).astype(np.uint8)
     clone_mask = cv2.dilate((sprite[..., 3] > 0).astype(np.uint8) * 255, np.ones((3, 3), np.uint8))
     clone_mask[[0, -1], :] = 0
@@ -181,6 +217,21 @@ def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int,
     blended[py: py + sh, px: px + sw] = np.clip(weight * src + (1 - weight) * window, 0, 255).astype(np.uint8)
     inside = blended[pads[0]: pads[0] + (iy1 - iy0), pads[2]: pads[2] + (ix1 - ix0)]
     return inside, (ix0, iy0, ix1, iy1)
+
+
+def match_lighting(rgb: np.ndarray, surround: np.ndarray, *, daylight: float = 110.0, strength: float = 0.6,
+                   floor: float = 0.25) -> np.ndarray:
+    """Darken a sprite drawn for daylight to the brightness of a dark surround, and give it the surround's cast.
+
+    Gain = clip(mean luminance of the surround / `daylight`, `floor`, 1): a sunlit frame leaves the sprite as
+    drawn, a night frame (surround luminance ~30) scales it to about a quarter. The colour cast is the
+    surround's mean colour over its grey level, applied at `strength` and clipped to +-25 % per channel (sodium
+    street light, dusk). Pixel values stay in [0, 255]."""
+    mean = surround.reshape(-1, 3).mean(axis=0)
+    lum = float(mean @ np.array([0.299, 0.587, 0.114]))
+    gain = float(np.clip(lum / daylight, floor, 1.0))
+    cast = np.clip(mean / max(float(mean.mean()), 1e-3), 0.75, 1.25)
+    return np.clip(rgb * gain * (1.0 + strength * (cast - 1.0)), 0, 255)
 
 
 def _ensure_contrast(rgb: np.ndarray, under: np.ndarray, opaque: np.ndarray, minimum: float = 40.0) -> np.ndarray:

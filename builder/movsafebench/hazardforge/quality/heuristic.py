@@ -3,6 +3,9 @@
 - completeness: the changed pixels (|output - input| above a threshold, cleaned by morphology) form the object.
   Too few -> "not generated"; the object touching the mask box's edge where that edge is inside the image ->
   "incomplete" (cut by the mask); otherwise "complete".
+- size: given the plan's expected height (`expected_height`, from perspective), the silhouette's height must
+  lie within [`min_size_ratio`, `max_size_ratio`] of it ("wrong size" otherwise), and the "not generated" floor
+  scales with the expected object (a 10 px far object is not judged against the whole distance band).
 - direction: the object's silhouette. Side views put their highest part (head, handlebar, reaching arm) at the
   front, so the centroid of the top 30 % of the silhouette lies ahead of the whole silhouette's centroid
   -> "left" / "right". A mirror-symmetric silhouette is a frontal view: this checker cannot tell forward from
@@ -22,7 +25,9 @@ from builder.movsafebench.hazardforge.quality.base import Verdict, check_intende
 
 class HeuristicChecker:
     def __init__(self, *, diff_threshold: int = 24, min_object_fraction: float = 0.002, min_object_px: int = 20,
-                 asymmetry_threshold: float = 0.06) -> None:
+                 asymmetry_threshold: float = 0.06, min_size_ratio: float = 0.5, max_size_ratio: float = 2.0) -> None:
+        self.min_size_ratio = min_size_ratio
+        self.max_size_ratio = max_size_ratio
         self.diff_threshold = diff_threshold
         self.min_object_fraction = min_object_fraction
         self.min_object_px = min_object_px
@@ -30,7 +35,8 @@ class HeuristicChecker:
 
     def provenance(self) -> dict[str, Any]:
         return {"checker": "heuristic", "diff_threshold": self.diff_threshold,
-                "min_object_fraction": self.min_object_fraction, "asymmetry_threshold": self.asymmetry_threshold}
+                "min_object_fraction": self.min_object_fraction, "asymmetry_threshold": self.asymmetry_threshold,
+                "size_ratio": [self.min_size_ratio, self.max_size_ratio]}
 
     def object_silhouette(self, input_image: Image.Image, output_image: Image.Image,
                           mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]]:
@@ -54,13 +60,14 @@ class HeuristicChecker:
         return filled.astype(bool), box
 
     def check(self, input_image: Image.Image, output_image: Image.Image, mask: np.ndarray,
-              intended_direction: str) -> Verdict:
+              intended_direction: str, *, expected_height: float | None = None) -> Verdict:
         check_intended(intended_direction)
         mask = np.asarray(mask, dtype=bool)
         sil, (x0, y0, x1, y1) = self.object_silhouette(input_image, output_image, mask)
         area = int(sil.sum())
         raw: dict[str, Any] = {"object_px": area, "mask_px": int(mask.sum())}
-        if area < max(self.min_object_px, self.min_object_fraction * raw["mask_px"]):
+        floor = self.min_object_fraction * raw["mask_px"] if expected_height is None else 0.02 * expected_height ** 2
+        if area < max(self.min_object_px, floor):
             return Verdict(False, "not generated", None, raw)
         ys, xs = np.nonzero(sil)
         h, w = mask.shape
@@ -82,7 +89,15 @@ class HeuristicChecker:
             direction = "frontal"
         ok_direction = direction == intended_direction or (
             direction == "frontal" and intended_direction in ("forward", "backward"))
-        return Verdict(completeness == "complete" and ok_direction, completeness, direction, raw)
+        ok_size = True
+        if expected_height is not None:
+            ratio = float(ys.max() - ys.min() + 1) / max(1.0, float(expected_height))
+            raw["expected_height"] = round(float(expected_height), 1)
+            raw["size_ratio"] = round(ratio, 3)
+            ok_size = self.min_size_ratio <= ratio <= self.max_size_ratio
+            if not ok_size and completeness == "complete":
+                completeness = "wrong size"
+        return Verdict(completeness == "complete" and ok_direction and ok_size, completeness, direction, raw)
 
     def check_batch(self, items: list[tuple[Image.Image, Image.Image, np.ndarray, str]]) -> list[Verdict]:
         return [self.check(*item) for item in items]

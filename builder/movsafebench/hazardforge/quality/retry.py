@@ -71,15 +71,23 @@ def intrusion_attempt(editor: Editor, image: Image.Image, *, prompt: str,
 
 
 def edit_until_accepted(attempt: Callable[[int], EditAttempt], checker: Checker, intended_direction: str, seed: int,
-                        max_retries: int = 2) -> RetryResult:
-    """Up to 1 + max_retries attempts; stops at the first accepted verdict."""
+                        max_retries: int = 2, expected_height: float | None = None) -> RetryResult:
+    """Up to 1 + max_retries attempts; stops at the first accepted verdict.
+
+    `expected_height` (the plan's perspective height in pixels) goes to checkers whose `check` takes it."""
+    import inspect
+
     records: list[dict[str, Any]] = []
+    check_kwargs: dict[str, Any] = {}
+    if expected_height is not None and "expected_height" in inspect.signature(checker.check).parameters:
+        check_kwargs["expected_height"] = expected_height
     for k in range(max_retries + 1):
         s = derive_seed(seed, k)
         t0 = time.perf_counter()
         edit = attempt(s)
         t1 = time.perf_counter()
-        verdict: Verdict = checker.check(edit.check_input, edit.check_output, edit.check_mask, intended_direction)
+        verdict: Verdict = checker.check(edit.check_input, edit.check_output, edit.check_mask, intended_direction,
+                                         **check_kwargs)
         t2 = time.perf_counter()
         info = {k2: v for k2, v in edit.info.items() if k2 != "final_mask"}
         records.append({"attempt": k, "seed": s, "verdict": verdict.to_dict(), "edit_s": round(t1 - t0, 4),
