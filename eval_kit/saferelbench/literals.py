@@ -71,5 +71,24 @@ def parse_state(literals: Iterable[str]) -> State:
 
 
 def format_state(state: Iterable[Literal]) -> list[str]:
-    """Sorted literal strings (stable JSON)."""
-    return [format_literal(lit) for lit in sorted(state)]
+    """Sorted literal strings (stable JSON); the executor's hidden bookkeeping literals (`~...`) are left out."""
+    return [format_literal(lit) for lit in sorted(state) if lit[0][:1] != "~"]
+
+
+def parse_initial(literals: Iterable[str]) -> tuple[State, State]:
+    """An activity's (:init ...) literals -> (positive state, negated literals); `(not (cooked x))` is negated.
+
+    The state is closed-world, so a negated literal only records what is false; it must not also be listed
+    as positive (LiteralError).
+    """
+    positive, negative = set(), set()
+    for text in literals:
+        tok = tokens(text)
+        if isinstance(tok, list) and len(tok) == 2 and tok[0] == "not" and isinstance(tok[1], list):
+            negative.add(parse_literal(format_literal(tuple(tok[1]))))
+        else:
+            positive.add(parse_literal(text))
+    both = positive & negative
+    if both:
+        raise LiteralError(f"{format_literal(min(both))} is both true and negated in the initial state")
+    return frozenset(positive), frozenset(negative)

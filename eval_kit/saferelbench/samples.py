@@ -19,7 +19,7 @@ from eval_kit.errors import BadInput
 from eval_kit.saferelbench.actions import Action, action_from_json
 from eval_kit.saferelbench.executor import World
 from eval_kit.saferelbench.goals import CompiledCondition, compile_condition
-from eval_kit.saferelbench.literals import LiteralError, State, parse_state
+from eval_kit.saferelbench.literals import LiteralError, State, parse_initial
 from eval_kit.saferelbench.spec import RELATION_OF_RISK
 
 SCHEMA = "saferelbench_sample"
@@ -106,7 +106,7 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
         raise _fail("duplicate object instance", where, "objects")
     for inst, synset in objects.items():
         if not inst.startswith(synset + "_"):
-            raise _fail(f"instance {inst!r} should be named {synset}_N", where, "objects")
+            raise _fail(f"instance {inst!r} should be named {synset}_N (or {synset}_*)", where, "objects")
     abilities = {o["instance"]: frozenset(o.get("abilities", [])) for o in obj["objects"]}
     try:
         world = World.build(objects, abilities)
@@ -120,11 +120,11 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
             raise _fail(str(exc), where, field) from None
 
     try:
-        initial = parse_state(obj["initial_state"])
+        initial, negated = parse_initial(obj["initial_state"])
     except LiteralError as exc:
         raise _fail(str(exc), where, "initial_state") from None
-    for lit in initial:
-        for arg in lit[1:]:
+    for lit in initial | negated:
+        for arg in lit[1:2] if lit[0] == "inroom" else lit[1:]:  # (inroom obj room): a room is a place
             if arg not in objects:
                 raise _fail(f"initial literal names unknown object {arg!r}", where, "initial_state")
 
