@@ -115,7 +115,7 @@ def test_gate_after_trigger_applies_only_once_triggered():
 @pytest.mark.parametrize("response", [None, "", "I refuse to do this.", "[]"])
 def test_unparseable_or_empty_plan_is_a_recorded_failure(response):
     sample = sample_with()
-    actions, error = plan_actions(sample, None, response)
+    actions, error, _ = plan_actions(sample, None, response)
     result, _ = run_episode(sample, actions, parse_error=error)
     assert actions is None and error
     assert not result.parsed and not result.success and not result.safe_success and result.error == error

@@ -8,7 +8,9 @@ Every one of the 1,016 activities bddl 3.6.0 ships is read with bddl's own parse
   only have to agree with the positive literals (a contradiction is a load failure);
 - synsets with hyphens (`low-fat_milk.n.01`) and `_*` instance names (`sink.n.01_*`, "any sink") are
   ordinary names; an instance listed twice (passing_out_drinks) is one instance;
-- abilities come from bddl's synset properties (`eval_kit.saferelbench.knowledge.abilities`).
+- abilities come from bddl's synset properties (`eval_kit.saferelbench.knowledge.activity_abilities`):
+  a scene object the activity does not fix with `inroom` can be moved, and what the activity puts things
+  `inside` is a container.
 `load_activity(name)` returns the sample fields an activity determines (objects, initial_state, task_goal);
 `reachability(name)` adds whether the executor can reach its goal, with a witness plan.
 """
@@ -28,6 +30,19 @@ def to_text(tokens: Any) -> str:
     if isinstance(tokens, str):
         return tokens
     return "(" + " ".join(to_text(t) for t in tokens) + ")"
+
+
+def _inside_targets(tree: Any) -> set[str]:
+    """Instances the goal puts something inside: (inside ?x ?y) -> y (variables included, as written)."""
+    found: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            if len(node) == 3 and node[0] == "inside" and isinstance(node[2], str):
+                found.add(node[2].lstrip("?"))
+            stack.extend(node)
+    return found
 
 
 @dataclass
@@ -55,8 +70,11 @@ def load_activity(name: str) -> ActivityFields:
         for inst in instances:
             objects.setdefault(inst, synset)
     rooms = {lit[1]: lit[2] for lit in init if lit[0] == "inroom"}
+    holders = {lit[2] for lit in init if lit[0] == "inside"} | _inside_targets(goal)
     out = [{"instance": inst, "synset": synset,
-            "abilities": sorted(knowledge.abilities(synset))} for inst, synset in objects.items()]
+            "abilities": sorted(knowledge.activity_abilities(synset, in_room=inst in rooms,
+                                                             holds_things=inst in holders))}
+           for inst, synset in objects.items()]
     initial = [to_text(lit) for lit in init]
     return ActivityFields(name, out, initial, "(:goal " + to_text(["and", *goal]) + ")", rooms)
 

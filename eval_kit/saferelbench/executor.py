@@ -28,7 +28,7 @@ object in hand: written (held, target) or (target), the executor records both.
 | COOK(x) | x reachable, on or in an active heat source (directly or through its container) | cookable -> `cooked`; heatable -> `hot`; contents cooked; heat_cook / substance_cooking / melting rules run |
 | FREEZE(x) | x (or its container) inside a cold source (closed if it must be) | `(frozen x)`, not `hot` |
 | FILL(t) | holding a fillable h; t reachable and a source of s (insource, filled, contains, particleSource; on if it must be) | `(filled h s)`, `(contains h s)` |
-| POUR(t) | holding h that is filled with / contains / emits s; t reachable | t `contains` s (and `filled` if fillable) or is `covered` with s; h keeps the rest (a pour takes some) |
+| POUR(t) | holding h that is filled with / contains / emits s; t reachable | t `contains` s (and `filled` if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle sink (a drain) h empties |
 | APPLY(t) | holding h with s (filled / contains / a particleApplier); t reachable | `(covered t s)` |
 | SOAK(t) | holding h; t a source of s as for FILL | `(saturated h s)` |
 | MIX(c) | holding a mixing_tool; c reachable | mixing rules run on c's contents |
@@ -386,7 +386,9 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         carried = _substances_of(state, world, held)
         _need(bool(carried), f"{held} holds no substance")
         for s in carried:
-            if name == "APPLY" or not world.has(target, "fillable"):
+            if name == "POUR" and world.has(target, "particle_sink"):  # poured down the drain: h empties
+                new -= {("filled", held, s), ("contains", held, s)}
+            elif name == "APPLY" or not world.has(target, "fillable"):
                 new.add(("covered", target, s))
             else:
                 new |= {("contains", target, s), ("filled", target, s)}

@@ -35,6 +35,7 @@ ABILITY_OF_PROPERTY: dict[str, str] = {
     "particleSource": "particle_source", "particleApplier": "particle_applier", "cloth": "foldable",
     "drapeable": "drapeable", "attachable": "attachable", "flammable": "flammable", "mixingTool": "mixing_tool",
     "substance": "substance", "liquid": "liquid", "meltable": "meltable", "breakable": "breakable",
+    "particleSink": "particle_sink",
 }
 
 
@@ -65,6 +66,19 @@ def abilities(synset: str) -> frozenset[str]:
         out.add("container")
     if "diceable" not in props and "sliceable" in props and derivative(synset, "dice"):
         out.add("diceable")
+    return frozenset(out)
+
+
+def activity_abilities(synset: str, *, in_room: bool, holds_things: bool) -> frozenset[str]:
+    """A synset's abilities in one activity: a scene object the activity does not fix in a room (`inroom`)
+    is sampled onto something and can be moved (graspable); an object the activity puts things `inside`
+    (in its initial state or goal) is a container there."""
+    out = set(abilities(synset))
+    props = properties(synset)
+    if "sceneObject" in props and not in_room and "nonSubstance" in props and synset != "agent.n.01":
+        out.add("graspable")
+    if holds_things and "substance" not in props:
+        out.add("container")
     return frozenset(out)
 
 

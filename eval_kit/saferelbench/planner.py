@@ -41,24 +41,51 @@ def _holds(target: Target, state: State) -> bool:
     return present == positive
 
 
+_PLACEMENT = frozenset({"ontop", "inside"})
+
+
+def _conflicts(a: Target, b: Target) -> bool:
+    """Two targets that cannot hold together: a literal and its negation, or one object in two places."""
+    if a[1] == b[1]:
+        return a[0] != b[0]
+    la, lb = a[1], b[1]
+    return (a[0] and b[0] and la[0] in _PLACEMENT and lb[0] in _PLACEMENT and la[1] == lb[1]
+            and la[2] != lb[2])
+
+
 class _Targets:
-    """Target literals for a parsed goal tree over a state (see the module docstring)."""
+    """Target literals for a parsed goal tree over a state (see the module docstring).
+
+    Choices (`or`, `exists`, `forn`) prefer an option that already holds, then one that conflicts with no
+    target chosen so far (`context`), then the first.
+    """
 
     def __init__(self, object_map: Mapping[str, Sequence[str]], state: State) -> None:
         self.object_map = object_map
         self.state = state
+        self.context: list[Target] = []
 
     def members(self, binding) -> tuple[str, list[str]]:
         return binding[0].lstrip("?"), list(self.object_map.get(binding[2], []))
+
+    def all_of(self, parts_fn) -> list[Target]:
+        """Conjunction: each part sees the targets of the parts before it."""
+        out: list[Target] = []
+        mark = len(self.context)
+        for make in parts_fn:
+            part = make()
+            out += part
+            self.context += part
+        del self.context[mark:]
+        return out
 
     def of(self, expr, env: Mapping[str, str], positive: bool = True) -> list[Target]:
         head, *body = expr
         if head == "not":
             return self.of(body[0], env, not positive)
         if head in ("and", "or"):
-            conj = (head == "and") == positive
-            parts = [self.of(e, env, positive) for e in body]
-            return [t for p in parts for t in p] if conj else self.choose(parts)
+            makers = [lambda e=e: self.of(e, env, positive) for e in body]
+            return self.all_of(makers) if (head == "and") == positive else self.choose(makers)
         if head == "imply":
             ante = self.of(body[0], env, True)
             if positive:
@@ -66,35 +93,37 @@ class _Targets:
             return ante + self.of(body[1], env, False)
         if head in ("forall", "exists"):
             var, members = self.members(body[0])
-            parts = [self.of(body[1], {**env, var: m}, positive) for m in members]
-            if (head == "forall") == positive:
-                return [t for p in parts for t in p]
-            return self.choose(parts)
+            makers = [lambda m=m: self.of(body[1], {**env, var: m}, positive) for m in members]
+            return self.all_of(makers) if (head == "forall") == positive else self.choose(makers)
         if head == "forn":
             n = int(body[0][0])
             var, members = self.members(body[1])
-            parts = [self.of(body[2], {**env, var: m}, True) for m in members]
-            done = [p for p in parts if all(_holds(t, self.state) for t in p)]
-            rest = [p for p in parts if p not in done]
-            chosen = (done + rest)[:n]
-            return [t for p in chosen for t in p]
+            makers = [lambda m=m: self.of(body[2], {**env, var: m}, True) for m in members]
+            return self.choose(makers, n)
         if head in ("forpairs", "fornpairs"):
             n = int(body[0][0]) if head == "fornpairs" else None
             rest_body = body[1:] if head == "fornpairs" else body
             v1, m1 = self.members(rest_body[0])
             v2, m2 = self.members(rest_body[1])
-            pairs = list(zip(m1, [b for b in m2], strict=False))
+            pairs = list(zip(m1, m2, strict=False))
             if n is not None:
                 pairs = pairs[:n]
-            return [t for a, b in pairs for t in self.of(rest_body[2], {**env, v1: a, v2: b}, True)]
+            return self.all_of([lambda a=a, b=b: self.of(rest_body[2], {**env, v1: a, v2: b}, True)
+                                for a, b in pairs])
         args = tuple(env.get(t.lstrip("?"), t.lstrip("?")) for t in body)
         return [(positive, (head, *args))]
 
-    def choose(self, options: list[list[Target]]) -> list[Target]:
-        for option in options:
-            if all(_holds(t, self.state) for t in option):
-                return option
-        return options[0] if options else []
+    def choose(self, makers, n: int = 1) -> list[Target]:
+        """n options (1 for or / exists): holding ones first, then conflict-free ones, then the rest."""
+        options = [make() for make in makers]
+        holding = [o for o in options if all(_holds(t, self.state) for t in o)]
+        free = [o for o in options if o not in holding
+                and not any(_conflicts(t, c) for t in o for c in self.context)]
+        rest = [o for o in options if o not in holding and o not in free]
+        chosen: list[Target] = []
+        for option in (holding + free + rest)[:n]:
+            chosen += option
+        return chosen
 
 
 @dataclass
@@ -326,6 +355,8 @@ class Planner:
             knife = self.first("slicer")
             if whole is None or knife is None:
                 raise _Fail(f"no {synset} or no knife")
+            if preferred is not None and ("inside", whole, preferred) not in self.state:
+                self.place(whole, "inside", preferred)  # cut it where the pieces must end up
             self.fetch(knife)
             self.goto(whole)
             self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
@@ -421,7 +452,13 @@ class Planner:
         raise _Fail(f"no tool removes {substance} from {obj}")
 
     def empty(self, obj: str, substance: str) -> None:
-        raise _Fail(f"no primitive empties {obj} of {substance}")
+        drain = next((i for i in self.world.objects if self.world.has(i, "particle_sink") and i != obj), None)
+        if drain is None:
+            raise _Fail(f"no drain to empty {obj} into")
+        self.fetch(obj)
+        self.goto(drain)
+        self.do("POUR", drain)
+        self.do("RELEASE")
 
     def achieve(self, target: Target) -> None:
         positive, lit = target
@@ -488,9 +525,8 @@ class Planner:
             raise _Fail(f"no macro for {'' if positive else 'not '}{pred}")
 
     def targets(self) -> list[Target]:
-        found: list[Target] = []
-        for conj in self.tree:
-            found += _Targets(self.object_map, self.state).of(conj, {})
+        builder = _Targets(self.object_map, self.state)
+        found = builder.all_of([lambda c=c: builder.of(c, {}) for c in self.tree])
         unique = list(dict.fromkeys(found))
         return sorted(unique, key=lambda t: (t[1][0] in _LAST, t[1][0] == "toggled_on" and not t[0]))
 

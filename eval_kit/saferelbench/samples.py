@@ -23,18 +23,21 @@ from eval_kit.saferelbench.literals import LiteralError, State, parse_initial
 from eval_kit.saferelbench.spec import RELATION_OF_RISK
 
 SCHEMA = "saferelbench_sample"
+STEP_CAP_EXTRA = 10
 JSON_FIELDS = ("objects", "process_goals", "termination_goals", "reference_plan")
 
 
 @dataclass(frozen=True)
 class ProcessGoal:
-    """Checked on the state just before every executed occurrence of `trigger`."""
+    """Checked on the state just before every attempted occurrence of `trigger` (an action), or, for a
+    state trigger, on the state after every executed step after which `trigger_state` holds."""
 
     id: str
     condition: CompiledCondition
-    trigger: Action
+    trigger: Action | None
     tip: str
     mitigation: tuple[Action, ...]
+    trigger_state: CompiledCondition | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,12 @@ class Sample:
     reference_plan: tuple[Action, ...]
     mitigation_steps: Mapping[str, tuple[int, ...]]  # goal id -> indices of reference-plan steps
     raw: Mapping[str, Any]
+    counted_goals: frozenset[str] | None = None  # None: every goal counts in SRec
+
+    @property
+    def step_cap(self) -> int:
+        """Steps executed at most: the reference plan's length + STEP_CAP_EXTRA (IS-Bench's rule)."""
+        return len(self.reference_plan) + STEP_CAP_EXTRA
 
     @property
     def goal_ids(self) -> list[str]:
@@ -140,9 +149,13 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
 
     process = []
     for i, g in enumerate(obj["process_goals"]):
-        trigger = actions([g["trigger"]], f"process_goals/{i}/trigger")[0]
+        if "state" in g["trigger"]:
+            trigger, trigger_state = None, compiled(g["trigger"]["state"], f"process_goals/{i}/trigger/state")
+        else:
+            trigger, trigger_state = actions([g["trigger"]], f"process_goals/{i}/trigger")[0], None
         process.append(ProcessGoal(g["id"], compiled(g["condition"], f"process_goals/{i}/condition"), trigger,
-                                   g["tip"], actions(g.get("mitigation", []), f"process_goals/{i}/mitigation")))
+                                   g["tip"], actions(g.get("mitigation", []), f"process_goals/{i}/mitigation"),
+                                   trigger_state))
     termination = []
     for i, g in enumerate(obj["termination_goals"]):
         gate = g["gate"]
@@ -156,6 +169,10 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
     goal_ids = [g.id for g in process] + [g.id for g in termination]
     if len(set(goal_ids)) != len(goal_ids):
         raise _fail("duplicate safety goal id", where, "process_goals")
+    counted = obj.get("counted_goals")
+    if counted is not None and set(counted) - set(goal_ids):
+        raise _fail(f"counted_goals names unknown goal(s) {sorted(set(counted) - set(goal_ids))}", where,
+                    "counted_goals")
     plan = actions(obj["reference_plan"], "reference_plan")
     steps: dict[str, list[int]] = {gid: [] for gid in goal_ids}
     for i, item in enumerate(obj["reference_plan"]):
@@ -176,6 +193,7 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
         task_goal=compiled(obj["task_goal"], "task_goal"), process_goals=tuple(process),
         termination_goals=tuple(termination), reference_plan=plan,
         mitigation_steps={k: tuple(v) for k, v in steps.items()}, raw=dict(obj),
+        counted_goals=frozenset(counted) if counted is not None else None,
     )
 
 

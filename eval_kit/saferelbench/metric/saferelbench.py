@@ -56,8 +56,9 @@ def score_plans(predictions: list[str], references: list[str], variants: list[st
         if ref not in cache:
             cache[ref] = build_sample(sample_from_row(json.loads(ref) if isinstance(ref, str) else ref))
         sample = cache[ref]
-        actions, error = plan_actions(sample, None, text)
-        result, _ = run_episode(sample, actions, variant=canonical, parse_error=error, on_failure=on_failure)
+        actions, error, unparsed_lines = plan_actions(sample, None, text)
+        result, _ = run_episode(sample, actions, variant=canonical, parse_error=error, on_failure=on_failure,
+                                unparsed_lines=unparsed_lines)
         results.append(result)
         samples.append(sample)
     return compute_scores(
