@@ -12,7 +12,7 @@ from eval_kit.errors import BadInput
 
 @click.group(cls=HazardkitGroup)
 def saferel() -> None:
-    """SafeRelBench samples: self-validation before publishing."""
+    """SafeRelBench samples and activities: self-validation, generation, BEHAVIOR-1K coverage."""
 
 
 @saferel.command("validate")
@@ -34,3 +34,44 @@ def saferel_validate(path: Path | None, config: str | None) -> None:
     if bad:
         raise BadInput(f"{len(bad)} sample(s) fail self-validation: {', '.join(sorted(set(bad)))}", path=target)
     click.echo(f"{len(checks)} sample(s) valid")
+
+
+@saferel.command("activities")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: totals and one entry per activity.")
+@click.option("--witness", "witness", default=None, metavar="NAME",
+              help="Print the witness plan of one activity (its goal reached from its initial state).")
+def saferel_activities(as_json: bool, witness: str | None) -> None:
+    """List every BEHAVIOR-1K activity bddl ships: does it load as it stands, and does the executor reach its goal
+    from its initial state (a witness plan replayed by the executor)? Totals at the end."""
+    import json
+
+    from eval_kit.saferelbench.activities import activity_status, all_activities
+
+    names = all_activities()
+    if witness is not None:
+        if witness not in names:
+            raise BadInput(f"{witness!r} is not an activity shipped with bddl", field="--witness",
+                           fix="pick a name from `hazardkit saferel activities`")
+        status = activity_status(witness)
+        if as_json:
+            click.echo(json.dumps(status.to_json(with_witness=True)))
+            return
+        click.echo(f"{witness}: loads {status.loads}, reachable {status.reachable}"
+                   + (f" ({status.error})" if status.error else ""))
+        for i, step in enumerate(status.witness or [], 1):
+            click.echo(f"{i:3d}. {step}")
+        return
+    statuses = [activity_status(name) for name in names]
+    loads = sum(s.loads for s in statuses)
+    reachable = sum(s.reachable for s in statuses)
+    totals = {"activities": len(statuses), "loads": loads, "reachable": reachable,
+              "reachable_share": reachable / len(statuses) if statuses else None}
+    if as_json:
+        click.echo(json.dumps({**totals, "entries": [s.to_json() for s in statuses]}))
+        return
+    for s in statuses:
+        mark = "reach" if s.reachable else ("load " if s.loads else "FAIL ")
+        detail = f"{len(s.witness)} steps" if s.witness is not None else (s.error or "")
+        click.echo(f"{mark} {s.name}: {detail}")
+    click.echo(f"{loads} of {len(statuses)} activities load; goal reachable for {reachable} "
+               f"({100 * totals['reachable_share']:.1f}%)")

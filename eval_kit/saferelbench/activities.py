@@ -57,14 +57,28 @@ class ActivityFields:
 
 
 @cache
-def load_activity(name: str) -> ActivityFields:
-    """Read one activity with bddl's parser; raises LiteralError when bddl cannot parse it."""
+def parse_activity(name: str) -> tuple[dict[str, list[str]], list, list]:
+    """bddl's parse of an activity's problem0.bddl: (object map, initial literals, goal conjuncts).
+
+    bddl prints remarks on stdout for a few files ("\\ is not recognized in problem"); they are captured so
+    that `--json` output stays clean."""
+    import contextlib
+    import io
+
     from bddl import parsing
 
     try:
-        _, object_map, init, goal = parsing.parse_problem(name, 0, "omnigibson")
+        with contextlib.redirect_stdout(io.StringIO()):
+            _, object_map, init, goal = parsing.parse_problem(name, 0, "omnigibson")
     except Exception as exc:  # bddl raises bare Exception on malformed files
         raise LiteralError(f"bddl cannot parse {name}: {exc}") from None
+    return object_map, init, goal
+
+
+@cache
+def load_activity(name: str) -> ActivityFields:
+    """Read one activity with bddl's parser; raises LiteralError when bddl cannot parse it."""
+    object_map, init, goal = parse_activity(name)
     objects: dict[str, str] = {}
     for synset, instances in object_map.items():
         for inst in instances:
@@ -99,8 +113,6 @@ class ActivityStatus:
 
 def compiled_activity(name: str):
     """(world, initial state, compiled goal, goal tree, object map) of an activity; raises LiteralError."""
-    from bddl import parsing
-
     from eval_kit.saferelbench.executor import World
     from eval_kit.saferelbench.goals import compile_condition
     from eval_kit.saferelbench.literals import parse_initial
@@ -110,7 +122,7 @@ def compiled_activity(name: str):
     world = World.build(objects, {o["instance"]: o["abilities"] for o in fields.objects})
     initial, _ = parse_initial(fields.initial_state)
     goal = compile_condition(fields.task_goal, objects)
-    _, object_map, _, tree = parsing.parse_problem(name, 0, "omnigibson")
+    object_map, _, tree = parse_activity(name)
     return world, initial, goal, tree, object_map
 
 

@@ -224,6 +224,8 @@ class Planner:
 
     def carry_substance(self, substance: str, target: str, how: str) -> None:
         """Get `substance` into / onto `target`: how = 'POUR' (contains/filled) or 'APPLY' (covered)."""
+        if ("future", substance) in self.state and how == "POUR" and self.world.has(target, "container"):
+            self.make(substance, target)  # make it where it must end up (dice the onion in the pan)
         self.ensure_real(substance)
         sources = [s for s in self.sources(substance) if s != target]
         if not sources:
