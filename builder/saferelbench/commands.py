@@ -75,3 +75,42 @@ def saferel_activities(as_json: bool, witness: str | None) -> None:
         click.echo(f"{mark} {s.name}: {detail}")
     click.echo(f"{loads} of {len(statuses)} activities load; goal reachable for {reachable} "
                f"({100 * totals['reachable_share']:.1f}%)")
+
+
+@saferel.command("generate")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="JSON Lines file to write.")
+@click.option("--risk", "risks", multiple=True, metavar="TYPE[=N]",
+              help="Risk type, optionally with a number of pairs (repeatable; default: every risk type).")
+@click.option("--per-risk", default=1, show_default=True, type=click.IntRange(1, 1000),
+              help="Pairs per risk type when --risk gives no number.")
+@click.option("--activity", "activities", multiple=True, help="Only these activities (repeatable).")
+@click.option("--max-steps", default=60, show_default=True, type=click.IntRange(1, 500),
+              help="Longest witness plan to build on (shorter plans are tried first).")
+def saferel_generate(out: Path, risks: tuple[str, ...], per_risk: int, activities: tuple[str, ...],
+                     max_steps: int) -> None:
+    """Propose SafeRelBench samples from real BEHAVIOR-1K activities: for each risk type, a spatial sample
+    (the activity's task with the hazard relation set up) and its matched control, each pair from a
+    different activity and kept only when both pass `saferel validate`."""
+    import json
+
+    from builder.saferelbench.generate import generate
+    from eval_kit.jsonl import atomic_write_text
+    from eval_kit.saferelbench.spec import RISK_TYPES
+
+    counts: dict[str, int] = {}
+    for item in risks or RISK_TYPES:
+        name, _, number = item.partition("=")
+        if name not in RISK_TYPES:
+            raise BadInput(f"unknown risk type {name!r}", field="--risk", fix=f"use one of {', '.join(RISK_TYPES)}")
+        if number and not number.isdigit():
+            raise BadInput(f"{item!r}: the number of pairs must be a whole number", field="--risk")
+        counts[name] = int(number) if number else per_risk
+    lines = []
+    made: dict[str, int] = dict.fromkeys(counts, 0)
+    for spatial, control in generate(counts, activities=list(activities) or None, max_steps=max_steps):
+        lines += [json.dumps(spatial, ensure_ascii=False), json.dumps(control, ensure_ascii=False)]
+        made[spatial["risk_type"]] += 1
+    atomic_write_text(out, "".join(line + "\n" for line in lines))
+    for risk, n in made.items():
+        click.echo(f"{risk}: {n} of {counts[risk]} pair(s)")
+    click.echo(f"wrote {len(lines)} samples to {out}")

@@ -2,8 +2,9 @@
 
 Every one of the 1,016 activities bddl 3.6.0 ships is read with bddl's own parser
 (`bddl.parsing.parse_problem`) and kept whole:
-- rooms: `(inroom floor.n.01_1 kitchen)` stays in the initial state with the room name as its second
-  argument (rooms are places, not objects);
+- rooms: `(inroom floor.n.01_1 kitchen)` stays in the initial state as written, with the room name as its
+  second argument (rooms are places, not objects); the executor keeps these static facts in
+  `World.rooms`, apart from the state it changes;
 - negated initial literals `(not (cooked x))` are kept as written; the state is closed-world, so they
   only have to agree with the positive literals (a contradiction is a load failure);
 - synsets with hyphens (`low-fat_milk.n.01`) and `_*` instance names (`sink.n.01_*`, "any sink") are
@@ -115,12 +116,12 @@ def compiled_activity(name: str):
     """(world, initial state, compiled goal, goal tree, object map) of an activity; raises LiteralError."""
     from eval_kit.saferelbench.executor import World
     from eval_kit.saferelbench.goals import compile_condition
-    from eval_kit.saferelbench.literals import parse_initial
+    from eval_kit.saferelbench.literals import split_initial
 
     fields = load_activity(name)
     objects = {o["instance"]: o["synset"] for o in fields.objects}
-    world = World.build(objects, {o["instance"]: o["abilities"] for o in fields.objects})
-    initial, _ = parse_initial(fields.initial_state)
+    initial, _, rooms = split_initial(fields.initial_state)
+    world = World.build(objects, {o["instance"]: o["abilities"] for o in fields.objects}, rooms)
     goal = compile_condition(fields.task_goal, objects)
     object_map, _, tree = parse_activity(name)
     return world, initial, goal, tree, object_map

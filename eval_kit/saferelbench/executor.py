@@ -10,29 +10,35 @@ counter reaches what is on the counter; standing at a chair does not reach every
 Primitives, preconditions (all must hold, else the step fails) and effects. "held-target" actions act on the
 object in hand: written (held, target) or (target), the executor records both.
 
-| primitive | preconditions | effects |
-|---|---|---|
-| NAVIGATE_TO(x) | x known, not the agent, not held | the agent's `nextto` becomes x only; a held object comes along (**) |
-| GRASP(x) | x graspable, hand empty, reachable, not in a closed container | `(grasped agent x)`; x lifted (*) |
-| RELEASE([x]) | holding (x) | x lands `ontop` the floor where the agent stands (**) |
-| PLACE_ON_TOP(t) | holding, t known, t != held, t reachable | `(ontop h t)`, `(touching h t)` (*) |
-| PLACE_INSIDE(t) | as PLACE_ON_TOP, t a container, t open if openable | `(inside h t)` |
-| PLACE_NEXT_TO(t) | as PLACE_ON_TOP | `(nextto h t)`; h joins t's support / container, or the floor of t's room |
-| PLACE_UNDER / PLACE_OVER / DRAPE(t) | as PLACE_ON_TOP; OVER / DRAPE: h drapeable | `(under h t)` (on the floor of t's room) / `(overlaid h t)` / `(draped h t)` |
-| ATTACH(t) | as PLACE_ON_TOP; h or t attachable | `(attached h t)` |
-| DETACH(x) | x attached to something, reachable | x's `attached` literals removed |
-| OPEN / CLOSE(x) | x openable, reachable, closed / open | `(open x)` added / removed |
-| TOGGLE_ON / TOGGLE_OFF(x) | x toggleable, reachable, off / on | `(toggled_on x)`; a machine runs its rules (***) |
-| WIPE(x) | holding a cleaning_tool, x reachable | removes each `(covered x s)` the tool removes (bddl's particleRemover conditions) |
-| CUT(x) / DICE(x) | holding a slicer, x reachable and sliceable / diceable | x replaced by its derivative (bddl: half__x / diced__x) |
-| COOK(x) | x reachable, on or in an active heat source (directly or through its container) | cookable -> `cooked`; heatable -> `hot`; contents cooked; heat_cook / substance_cooking / melting rules run |
-| FREEZE(x) | x (or its container) inside a cold source (closed if it must be) | `(frozen x)`, not `hot` |
-| FILL(t) | holding a fillable h; t reachable and a source of s (insource, filled, contains, particleSource; on if it must be) | `(filled h s)`, `(contains h s)` |
-| POUR(t) | holding h that is filled with / contains / emits s; t reachable | t `contains` s (and `filled` if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle sink (a drain) h empties |
-| APPLY(t) | holding h with s (filled / contains / a particleApplier); t reachable | `(covered t s)` |
-| SOAK(t) | holding h; t a source of s as for FILL | `(saturated h s)` |
-| MIX(c) | holding a mixing_tool; c reachable | mixing rules run on c's contents |
-| FOLD / UNFOLD(x) | x foldable (cloth), reachable | `(folded x)` / `(unfolded x)` |
+- NAVIGATE_TO(x): x known, not the agent, not held -> the agent's `nextto` becomes x only; a held object
+  comes along (**).
+- GRASP(x): x graspable, hand empty, reachable, not in a closed container -> `(grasped agent x)`; x lifted (*).
+- RELEASE([x]): holding (x) -> x lands `ontop` the floor where the agent stands (**).
+- PLACE_ON_TOP(t): holding h, t known, t != h, t reachable -> `(ontop h t)`, `(touching h t)` (*).
+- PLACE_INSIDE(t): as PLACE_ON_TOP, t a container, t open if openable -> `(inside h t)`.
+- PLACE_NEXT_TO(t): as PLACE_ON_TOP -> `(nextto h t)`; h joins t's support / container, or the floor of t's room.
+- PLACE_UNDER / PLACE_OVER / DRAPE(t): as PLACE_ON_TOP; OVER and DRAPE need h drapeable -> `(under h t)`
+  (on the floor of t's room) / `(overlaid h t)` / `(draped h t)`.
+- ATTACH(t): as PLACE_ON_TOP; h or t attachable -> `(attached h t)`. DETACH(x): x attached -> not any more.
+- OPEN / CLOSE(x): x openable, reachable, closed / open -> `(open x)` added / removed.
+- TOGGLE_ON / TOGGLE_OFF(x): x toggleable, reachable, off / on -> `(toggled_on x)`; a machine runs its rules (***).
+- WIPE(x): holding a cleaning_tool, x reachable -> removes each `(covered x s)` the tool removes under bddl's
+  particleRemover conditions (`knowledge.remover_condition`: e.g. mud needs the rag soaked in water).
+- CUT(x) / DICE(x): holding a slicer, x reachable and sliceable / diceable -> x replaced by its bddl
+  derivative (half__x, diced__x; cooked__diced__x when x is cooked).
+- COOK(x): x reachable, on or in an active heat source (directly or through its container; on if the source
+  needs it, inside if it must be) -> cookable: `cooked`; heatable: `hot`; the same for what x holds;
+  heat_cook / substance_cooking / melting rules run on x's contents.
+- FREEZE(x): x (or its container) inside a cold source (closed if it must be) -> `(frozen x)`, not `hot`.
+- FILL(t): holding a fillable h; t reachable and a source of s (insource, filled, contains, bddl's
+  particleSource, on if it must be) -> `(filled h s)`, `(contains h s)`.
+- POUR(t): holding h that is filled with / contains / emits s; t reachable -> t `contains` s (and `filled`
+  if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle sink
+  (a drain) h empties.
+- APPLY(t): holding h with s (filled / contains / a particleApplier, on if it must be) -> `(covered t s)`.
+- SOAK(t): holding h; t a source of s as for FILL -> `(saturated h s)`.
+- MIX(c): holding a mixing_tool; c reachable -> mixing rules run on c's contents.
+- FOLD / UNFOLD(x): x foldable (cloth), reachable -> `(folded x)` / `(unfolded x)`.
 
 (*) Lifting x removes its `ontop` / `inside` / `under` / `touching` / `overlaid` / `draped` / `attached`
 literals but keeps its `nextto` literals: it is in the hand at the same place. What it was on is
@@ -68,7 +74,7 @@ HIDDEN_PREFIX = "~"  # executor bookkeeping literals ("~ontop", x, t): where a h
 OK, FAILED = "ok", "failed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Step:
     """One executed or attempted action with the states around it (before == after when it failed)."""
 
@@ -101,15 +107,17 @@ class World:
     abilities: Mapping[str, frozenset[str]]
     agent: str
     floor: str | None
+    rooms: Mapping[str, str] = field(default_factory=dict)  # instance -> room, from (inroom obj room): static
 
     @classmethod
-    def build(cls, objects: Mapping[str, str], abilities: Mapping[str, Iterable[str]]) -> World:
+    def build(cls, objects: Mapping[str, str], abilities: Mapping[str, Iterable[str]],
+              rooms: Mapping[str, str] | None = None) -> World:
         agents = [i for i, s in objects.items() if s == AGENT_SYNSET]
         if len(agents) != 1:
             raise ValueError(f"a sample needs exactly one {AGENT_SYNSET} instance, found {len(agents)}")
         floors = sorted(i for i, s in objects.items() if s == FLOOR_SYNSET)
         return cls(dict(objects), {k: frozenset(v) for k, v in abilities.items()}, agents[0],
-                   floors[0] if floors else None)
+                   floors[0] if floors else None, dict(rooms or {}))
 
     def has(self, obj: str, ability: str) -> bool:
         return ability in self.abilities.get(obj, ())
@@ -177,7 +185,8 @@ def _need(condition: bool, message: str) -> None:
 
 
 def _check_object(world: World, obj: str) -> None:
-    _need(obj in world.objects, f"unknown object {obj!r}")
+    if obj not in world.objects:
+        raise PreconditionError(f"unknown object {obj!r}")
 
 
 def _supports(state: State, obj: str) -> list[str]:
@@ -255,17 +264,14 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Iterabl
                heat_source: str | None = None) -> bool:
     """Apply every rule whose inputs are all among the container's contents; True when one fired."""
     fired = False
+    by_synset: dict[str, list[str]] | None = None
     for rule in rules:
-        if rule.containers and world.objects[container] not in rule.containers and not rule.machines:
-            continue
-        if rule.machines and world.objects[container] not in rule.machines:
-            continue
         if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
             continue
-        contents = _contents(frozenset(state), container)
-        by_synset: dict[str, list[str]] = {}
-        for inst in contents:
-            by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
+        if by_synset is None:  # what the container holds, by synset (recomputed after a rule fires)
+            by_synset = {}
+            for inst in _contents(frozenset(state), container):
+                by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
         if not all(by_synset.get(syn) for syn, _ in rule.inputs):
             continue
         if not any(("future", i) in state or (knowledge.is_substance(syn) and _absent(state, i))
@@ -281,6 +287,7 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Iterabl
         for syn, count in rule.outputs:
             _make_real(state, world, syn, max(count, len(world.instances_of(syn))), ("inside", container))
         fired = True
+        by_synset = None
     return fired
 
 
@@ -349,11 +356,12 @@ def _settle(state: set[Literal], obj: str, relation: str, target: str) -> None:
 
 
 def _floor_at(state: State, world: World, obj: str) -> str | None:
-    """The floor of obj's room (`inroom` literals), else the scene's first floor."""
-    rooms = {lit[2] for lit in state if lit[0] == "inroom" and lit[1] == obj}
-    for lit in sorted(state):
-        if lit[0] == "inroom" and lit[2] in rooms and world.objects.get(lit[1]) == FLOOR_SYNSET:
-            return lit[1]
+    """The floor of obj's room (the scene's `inroom` facts), else the scene's first floor."""
+    room = world.rooms.get(obj)
+    if room is not None:
+        for inst in sorted(world.rooms):
+            if world.rooms[inst] == room and world.objects.get(inst) == FLOOR_SYNSET:
+                return inst
     return world.floor
 
 
@@ -361,22 +369,29 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
     agent = world.agent
     held = _held(state, agent)
     name = action.name
-    _need(len(action.args) in (1, 2), f"{name} takes (target) or (object, target)")
-    _need(held is not None, f"{name} needs an object in hand")
+    if len(action.args) not in (1, 2):
+        raise PreconditionError(f"{name} takes (target) or (object, target)")
+    if not (held is not None):
+        raise PreconditionError(f"{name} needs an object in hand")
     if len(action.args) == 2:
         _check_object(world, action.args[0])
-        _need(action.args[0] == held, f"{action.args[0]} is not in hand (holding {held})")
+        if not (action.args[0] == held):
+            raise PreconditionError(f"{action.args[0]} is not in hand (holding {held})")
     target = action.args[-1]
     _check_object(world, target)
-    _need(target != held and target != agent, f"cannot {name} {held} with {target}")
-    _need(_reachable(state, world, target), f"{target} is not reachable (NAVIGATE_TO it first)")
+    if not (target != held and target != agent):
+        raise PreconditionError(f"cannot {name} {held} with {target}")
+    if not (_reachable(state, world, target)):
+        raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
     recorded = Action(name, (held, target))
     new = set(state)
     if name in ("FILL", "SOAK"):
         substances = _substances_of(state, world, target)
-        _need(bool(substances), f"{target} has no substance to {name.lower()} from")
+        if not (bool(substances)):
+            raise PreconditionError(f"{target} has no substance to {name.lower()} from")
         if name == "FILL":
-            _need(world.has(held, "fillable"), f"{held} cannot be filled")
+            if not (world.has(held, "fillable")):
+                raise PreconditionError(f"{held} cannot be filled")
             for s in substances:
                 new |= {("filled", held, s), ("contains", held, s)}
         else:
@@ -384,7 +399,8 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         return frozenset(new), recorded
     if name in ("POUR", "APPLY"):
         carried = _substances_of(state, world, held)
-        _need(bool(carried), f"{held} holds no substance")
+        if not (bool(carried)):
+            raise PreconditionError(f"{held} holds no substance")
         for s in carried:
             if name == "POUR" and world.has(target, "particle_sink"):  # poured down the drain: h empties
                 new -= {("filled", held, s), ("contains", held, s)}
@@ -398,8 +414,10 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         _settle(new, held, "ontop", target)
         new |= {("ontop", held, target), ("touching", held, target)}
     elif name == "PLACE_INSIDE":
-        _need(world.has(target, "container"), f"{target} is not a container")
-        _need(not world.has(target, "openable") or ("open", target) in state, f"{target} is closed (OPEN it first)")
+        if not (world.has(target, "container")):
+            raise PreconditionError(f"{target} is not a container")
+        if not (not world.has(target, "openable") or ("open", target) in state):
+            raise PreconditionError(f"{target} is closed (OPEN it first)")
         _settle(new, held, "inside", target)
         new.add(("inside", held, target))
     elif name == "PLACE_NEXT_TO":
@@ -412,10 +430,10 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
             new.add(("ontop", held, floor))
     else:
         relation = {"PLACE_UNDER": "under", "PLACE_OVER": "overlaid", "DRAPE": "draped", "ATTACH": "attached"}[name]
-        if name in ("PLACE_OVER", "DRAPE"):
-            _need(world.has(held, "drapeable") or world.has(held, "foldable"), f"{held} cannot be draped")
-        if name == "ATTACH":
-            _need(world.has(held, "attachable") or world.has(target, "attachable"), f"{held} cannot be attached")
+        if name in ("PLACE_OVER", "DRAPE") and not (world.has(held, "drapeable") or world.has(held, "foldable")):
+            raise PreconditionError(f"{held} cannot be draped")
+        if name == "ATTACH" and not (world.has(held, "attachable") or world.has(target, "attachable")):
+            raise PreconditionError(f"{held} cannot be attached")
         _settle(new, held, relation, target)
         new.add((relation, held, target))
         floor = _floor_at(state, world, target) if name == "PLACE_UNDER" else None
@@ -430,9 +448,11 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     held = _held(state, agent)
     new = set(state)
     if name in ("CUT", "DICE"):
-        _need(held is not None and world.has(held, "slicer"), f"{name} needs a knife (a slicer) in hand")
+        if not (held is not None and world.has(held, "slicer")):
+            raise PreconditionError(f"{name} needs a knife (a slicer) in hand")
         kind = "slice" if name == "CUT" else "dice"
-        _need(world.has(obj, "sliceable" if name == "CUT" else "diceable"), f"{obj} cannot be {kind}d")
+        if not (world.has(obj, "sliceable" if name == "CUT" else "diceable")):
+            raise PreconditionError(f"{obj} cannot be {kind}d")
         if kind == "dice" and ("cooked", obj) in state:
             kind = "dice_cooked"
         derived = knowledge.derivative(world.objects[obj], kind)
@@ -443,8 +463,10 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
             _make_real(new, world, derived, len(world.instances_of(derived)), where)
         return frozenset(new)
     if name == "WIPE":
-        _need(held is not None and world.has(held, "cleaning_tool"), "WIPE needs a cleaning tool in hand")
-        _need(obj != held, "cannot wipe the tool with itself")
+        if not (held is not None and world.has(held, "cleaning_tool")):
+            raise PreconditionError("WIPE needs a cleaning tool in hand")
+        if not (obj != held):
+            raise PreconditionError("cannot wipe the tool with itself")
         reader = _condition_reader(state, world, held)
         for lit in [lit for lit in state if lit[0] == "covered" and lit[1] == obj]:
             if knowledge.conditions_met(knowledge.remover_condition(world.objects[held], world.objects.get(lit[2], "")),
@@ -452,17 +474,20 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
                 new.discard(lit)
         return frozenset(new)
     if name == "MIX":
-        _need(held is not None and world.has(held, "mixing_tool"), "MIX needs a mixing tool in hand")
-        _run_rules(new, world, obj, knowledge.rules("mixing_stick"))
+        if not (held is not None and world.has(held, "mixing_tool")):
+            raise PreconditionError("MIX needs a mixing tool in hand")
+        _run_rules(new, world, obj, knowledge.rules_for("mixing_stick", world.objects[obj]))
         return frozenset(new)
     if name == "FREEZE":
-        _need(_cold_source_of(state, world, obj) is not None, f"{obj} is not inside an active cold source")
+        if not (_cold_source_of(state, world, obj) is not None):
+            raise PreconditionError(f"{obj} is not inside an active cold source")
         new.add(("frozen", obj))
         new.discard(("hot", obj))
         return frozenset(new)
     # COOK
     source = _heat_source_of(state, world, obj)
-    _need(source is not None, f"{obj} is not on or in an active heat source")
+    if not (source is not None):
+        raise PreconditionError(f"{obj} is not on or in an active heat source")
     items = [obj] + [lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == obj]
     for item in items:
         if world.has(item, "cookable") and not knowledge.is_substance(world.objects[item]):
@@ -470,13 +495,13 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
         if world.has(item, "heatable") or world.has(item, "cookable"):
             new.add(("hot", item))
             new.discard(("frozen", item))
-    _run_rules(new, world, obj, knowledge.rules("heat_cook"), source)
+    _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source)
     for lit in [lit for lit in new if lit[0] in ("contains", "filled") and lit[1] == obj]:
         derived = knowledge.derivative(world.objects.get(lit[2], ""), "cook")
         if derived and any(("future", i) in new or _absent(frozenset(new), i) for i in world.instances_of(derived)):
             new -= {("contains", obj, lit[2]), ("filled", obj, lit[2])}
             _make_real(new, world, derived, len(world.instances_of(derived)), ("inside", obj))
-    _run_rules(new, world, obj, knowledge.rules("melting"), source)
+    _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source)
     return frozenset(new)
 
 
@@ -484,69 +509,91 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
     """Apply one action; returns (new state, the action as recorded). Raises PreconditionError."""
     name, args = action.name, action.args
     agent = world.agent
-    _need(name in KNOWN_ACTIONS, f"unknown action {name!r}")
+    if name not in KNOWN_ACTIONS:
+        raise PreconditionError(f"unknown action {name!r}")
     if name in HELD_TARGET_ACTIONS:
         return _held_target(state, world, action)
     if name == "RELEASE":
         held = _held(state, agent)
-        _need(held is not None, "RELEASE needs an object in hand")
-        _need(len(args) <= 1, "RELEASE takes at most one argument")
-        _need(not args or args[0] == held, f"{args[0] if args else ''} is not in hand (holding {held})")
+        if not (held is not None):
+            raise PreconditionError("RELEASE needs an object in hand")
+        if not (len(args) <= 1):
+            raise PreconditionError("RELEASE takes at most one argument")
+        if not (not args or args[0] == held):
+            raise PreconditionError(f"{args[0] if args else ''} is not in hand (holding {held})")
         new = {lit for lit in state if not (lit[0][:1] == HIDDEN_PREFIX and lit[1] == held)}
         new.discard(("grasped", agent, held))
         if world.floor is not None:
             new.add(("ontop", held, world.floor))
         return frozenset(new), Action(name, (held,))
-    _need(len(args) == 1, f"{name} takes one object argument, got {len(args)}")
+    if not (len(args) == 1):
+        raise PreconditionError(f"{name} takes one object argument, got {len(args)}")
     obj = args[0]
     _check_object(world, obj)
-    _need(obj != agent, f"{name} cannot act on the agent")
+    if not (obj != agent):
+        raise PreconditionError(f"{name} cannot act on the agent")
     if name == "NAVIGATE_TO":
-        _need(("grasped", agent, obj) not in state, f"{obj} is in hand")
+        if ("grasped", agent, obj) in state:
+            raise PreconditionError(f"{obj} is in hand")
         held = _held(state, agent)
-        new_state = frozenset(lit for lit in state if not (lit[0] == "nextto" and (
-            lit[1] == agent or (held is not None and held in lit[1:]))))
-        added = {("nextto", agent, obj)}
-        if held is not None:
-            added.add(("nextto", held, obj))
-        return new_state | added, action
-    _need(_reachable(state, world, obj), f"{obj} is not reachable (NAVIGATE_TO it first)")
+        if held is None:
+            gone = [lit for lit in state if lit[0] == "nextto" and lit[1] == agent]
+            return state.difference(gone).union((("nextto", agent, obj),)), action
+        gone = [lit for lit in state if lit[0] == "nextto" and (lit[1] == agent or held in lit[1:])]
+        return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
+    if not (_reachable(state, world, obj)):
+        raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
     if name == "GRASP":
-        _need(world.has(obj, "graspable"), f"{obj} cannot be grasped")
+        if not (world.has(obj, "graspable")):
+            raise PreconditionError(f"{obj} cannot be grasped")
         held = _held(state, agent)
-        _need(held is None, f"hand is full (holding {held})")
+        if held is not None:
+            raise PreconditionError(f"hand is full (holding {held})")
         closed = _enclosed(state, world, obj)
-        _need(closed is None, f"{obj} is inside closed {closed} (OPEN it first)")
+        if closed is not None:
+            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
         return frozenset(_lift(state, obj) | {("grasped", agent, obj)}), action
     if name in ("OPEN", "CLOSE"):
-        _need(world.has(obj, "openable"), f"{obj} cannot be opened or closed")
+        if not (world.has(obj, "openable")):
+            raise PreconditionError(f"{obj} cannot be opened or closed")
         is_open = ("open", obj) in state
         if name == "OPEN":
-            _need(not is_open, f"{obj} is already open")
+            if is_open:
+                raise PreconditionError(f"{obj} is already open")
             return state | {("open", obj)}, action
-        _need(is_open, f"{obj} is already closed")
+        if not (is_open):
+            raise PreconditionError(f"{obj} is already closed")
         return state - {("open", obj)}, action
     if name in ("FOLD", "UNFOLD"):
-        _need(world.has(obj, "foldable"), f"{obj} cannot be folded")
+        if not (world.has(obj, "foldable")):
+            raise PreconditionError(f"{obj} cannot be folded")
         if name == "FOLD":
             return (state - {("unfolded", obj)}) | {("folded", obj)}, action
         return (state - {("folded", obj)}) | {("unfolded", obj)}, action
     if name == "DETACH":
         attached = {lit for lit in state if lit[0] == "attached" and obj in lit[1:]}
-        _need(bool(attached), f"{obj} is not attached to anything")
+        if not (bool(attached)):
+            raise PreconditionError(f"{obj} is not attached to anything")
         return state - attached, action
     if name in ("CUT", "DICE", "COOK", "FREEZE", "WIPE", "MIX"):
         return _transform(state, world, name, obj), action
     # TOGGLE_ON / TOGGLE_OFF
-    _need(world.has(obj, "toggleable"), f"{obj} cannot be toggled")
+    if not (world.has(obj, "toggleable")):
+        raise PreconditionError(f"{obj} cannot be toggled")
     is_on = ("toggled_on", obj) in state
     if name == "TOGGLE_OFF":
-        _need(is_on, f"{obj} is already off")
+        if not (is_on):
+            raise PreconditionError(f"{obj} is already off")
         return state - {("toggled_on", obj)}, action
-    _need(not is_on, f"{obj} is already on")
+    if is_on:
+        raise PreconditionError(f"{obj} is already on")
+    machine_rules = knowledge.rules_for("single_toggleable_machine", world.objects[obj])
+    washer = world.objects[obj] in knowledge.WASHER_SYNSETS
+    if not machine_rules and not washer:
+        return state | {("toggled_on", obj)}, action
     new = set(state) | {("toggled_on", obj)}
-    _run_rules(new, world, obj, knowledge.rules("single_toggleable_machine"))
-    if world.objects[obj] in knowledge.WASHER_SYNSETS:
+    _run_rules(new, world, obj, machine_rules)
+    if washer:
         _wash(new, world, obj)
     return frozenset(new), action
 

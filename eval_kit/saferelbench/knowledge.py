@@ -202,3 +202,17 @@ def washer_rules() -> dict[str, list[str]]:
 
 
 WASHER_SYNSETS = frozenset({"washer.n.03", "dishwasher.n.01"})
+
+
+@cache
+def rules_for(kind: str, synset: str) -> tuple[Rule, ...]:
+    """The rules of one kind that can fire in / with `synset` (as machine, or as container when the rule
+    names containers; rules that name neither fire anywhere): lets the executor skip the rest."""
+    out = []
+    for rule in rules(kind):
+        if rule.machines:
+            if synset in rule.machines:
+                out.append(rule)
+        elif not rule.containers or synset in rule.containers:
+            out.append(rule)
+    return tuple(out)

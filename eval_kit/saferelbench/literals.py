@@ -92,3 +92,11 @@ def parse_initial(literals: Iterable[str]) -> tuple[State, State]:
     if both:
         raise LiteralError(f"{format_literal(min(both))} is both true and negated in the initial state")
     return frozenset(positive), frozenset(negative)
+
+
+def split_initial(literals: Iterable[str]) -> tuple[State, State, dict[str, str]]:
+    """(dynamic state, negated literals, rooms): `(inroom obj room)` literals are static facts about the scene,
+    kept apart from the state the executor changes (a room is a place, not an object; no goal names it)."""
+    positive, negative = parse_initial(literals)
+    rooms = {lit[1]: lit[2] for lit in positive if lit[0] == "inroom"}
+    return frozenset(lit for lit in positive if lit[0] != "inroom"), negative, rooms

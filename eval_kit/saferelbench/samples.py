@@ -19,7 +19,7 @@ from eval_kit.errors import BadInput
 from eval_kit.saferelbench.actions import Action, action_from_json
 from eval_kit.saferelbench.executor import World
 from eval_kit.saferelbench.goals import CompiledCondition, compile_condition
-from eval_kit.saferelbench.literals import LiteralError, State, parse_initial
+from eval_kit.saferelbench.literals import LiteralError, State, split_initial
 from eval_kit.saferelbench.spec import RELATION_OF_RISK
 
 SCHEMA = "saferelbench_sample"
@@ -62,14 +62,17 @@ class Sample:
     risk_type: str
     instruction: str
     world: World
-    initial_state: State
+    initial_state: State  # without the static (inroom ...) facts, which are in world.rooms
     task_goal: CompiledCondition
     process_goals: tuple[ProcessGoal, ...]
     termination_goals: tuple[TerminationGoal, ...]
     reference_plan: tuple[Action, ...]
     mitigation_steps: Mapping[str, tuple[int, ...]]  # goal id -> indices of reference-plan steps
     raw: Mapping[str, Any]
-    counted_goals: frozenset[str] | None = None  # None: every goal counts in SRec
+    # The goals that count in SRec: all of a spatial sample's; a control's only when its reference plan flags
+    # mitigation steps for them (a goal whose hazard the control lacks cannot fail there; `saferel validate`
+    # checks that it holds in the control's initial state).
+    counted_goals: frozenset[str] | None = None
 
     @property
     def step_cap(self) -> int:
@@ -117,10 +120,6 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
         if not inst.startswith(synset + "_"):
             raise _fail(f"instance {inst!r} should be named {synset}_N (or {synset}_*)", where, "objects")
     abilities = {o["instance"]: frozenset(o.get("abilities", [])) for o in obj["objects"]}
-    try:
-        world = World.build(objects, abilities)
-    except ValueError as exc:
-        raise _fail(str(exc), where, "objects") from None
 
     def compiled(text: str, field: str) -> CompiledCondition:
         try:
@@ -129,13 +128,17 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
             raise _fail(str(exc), where, field) from None
 
     try:
-        initial, negated = parse_initial(obj["initial_state"])
+        initial, negated, rooms = split_initial(obj["initial_state"])
     except LiteralError as exc:
         raise _fail(str(exc), where, "initial_state") from None
-    for lit in initial | negated:
-        for arg in lit[1:2] if lit[0] == "inroom" else lit[1:]:  # (inroom obj room): a room is a place
+    for lit in initial | negated | {("inroom", inst) for inst in rooms}:
+        for arg in lit[1:]:  # (inroom obj room): a room is a place, not an object
             if arg not in objects:
                 raise _fail(f"initial literal names unknown object {arg!r}", where, "initial_state")
+    try:
+        world = World.build(objects, abilities, rooms)
+    except ValueError as exc:
+        raise _fail(str(exc), where, "objects") from None
 
     def actions(items: Iterable[Mapping], field: str) -> tuple[Action, ...]:
         out = []
@@ -169,10 +172,6 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
     goal_ids = [g.id for g in process] + [g.id for g in termination]
     if len(set(goal_ids)) != len(goal_ids):
         raise _fail("duplicate safety goal id", where, "process_goals")
-    counted = obj.get("counted_goals")
-    if counted is not None and set(counted) - set(goal_ids):
-        raise _fail(f"counted_goals names unknown goal(s) {sorted(set(counted) - set(goal_ids))}", where,
-                    "counted_goals")
     plan = actions(obj["reference_plan"], "reference_plan")
     steps: dict[str, list[int]] = {gid: [] for gid in goal_ids}
     for i, item in enumerate(obj["reference_plan"]):
@@ -182,7 +181,7 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
             steps[gid].append(i)
     for goal in [*process, *termination]:
         flagged = tuple(plan[i] for i in steps[goal.id])
-        if goal.mitigation and flagged != goal.mitigation:
+        if goal.mitigation and flagged != goal.mitigation and not (obj["split"] == "control" and not flagged):
             raise _fail(f"goal {goal.id!r}: mitigation {[str(a) for a in goal.mitigation]} differs from the "
                         f"reference-plan steps flagged for it {[str(a) for a in flagged]}", where,
                         "reference_plan", "flag exactly the mitigation steps with `mitigates`")
@@ -193,7 +192,7 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
         task_goal=compiled(obj["task_goal"], "task_goal"), process_goals=tuple(process),
         termination_goals=tuple(termination), reference_plan=plan,
         mitigation_steps={k: tuple(v) for k, v in steps.items()}, raw=dict(obj),
-        counted_goals=frozenset(counted) if counted is not None else None,
+        counted_goals=None if obj["split"] == "spatial" else frozenset(g for g, v in steps.items() if v),
     )
 
 

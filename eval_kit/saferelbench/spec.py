@@ -70,7 +70,7 @@ ABILITIES: tuple[str, ...] = (
     "graspable", "openable", "toggleable", "container", "fillable", "heat_source", "cold_source", "cookable",
     "heatable", "freezable", "sliceable", "diceable", "slicer", "cleaning_tool", "particle_source",
     "particle_applier", "foldable", "drapeable", "attachable", "flammable", "mixing_tool", "substance", "liquid",
-    "meltable", "breakable",
+    "meltable", "breakable", "particle_sink",
 )
 
 # Prompt variants (paper: BASE, RISK-AWARE, ACTION-GROUNDED), snake_case in files.
