@@ -4,7 +4,7 @@ Normalisation (applied before matching a safety goal's trigger to a step):
 - the action name is upper-cased, spaces and hyphens become underscores, and a few common aliases map to
   the primitives (PICK_UP -> GRASP, PLACE_ON -> PLACE_ON_TOP, PUT_INSIDE -> PLACE_INSIDE, ...);
 - an argument is lower-cased and stripped of whitespace, quotes and a leading `?`; a bare synset
-  (`apple.n.01`) becomes its instance when the sample has exactly one instance of it;
+  (`apple.n.01`) or a bare word (`apple`) becomes its instance when the sample has exactly one instance of it;
 - place actions are written with both objects, (held object, target): a one-argument place, as
   OmniGibson's primitives take it, gets the held object filled in by the executor, which records the
   two-argument form in the trace. A trigger written with one argument (the target) matches either form.
@@ -67,6 +67,9 @@ def normalise_arg(arg: str, objects: Mapping[str, str] | None = None) -> str:
     value = str(arg).strip().strip("\"'`").strip().lstrip("?").lower()
     if objects is not None and value not in objects and not _INSTANCE_SUFFIX.search(value):
         matches = [inst for inst, synset in objects.items() if synset == value]
+        if not matches and "." not in value:  # a bare word: "stove" -> the only stove.n.*_N
+            key = value.replace(" ", "_")
+            matches = [inst for inst, synset in objects.items() if synset.split(".", 1)[0] == key]
         if len(matches) == 1:
             return matches[0]
     return value

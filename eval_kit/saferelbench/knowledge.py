@@ -40,9 +40,9 @@ ABILITY_OF_PROPERTY: dict[str, str] = {
 
 
 def _data_dir() -> Path:
-    import bddl
+    from importlib.resources import files
 
-    return Path(bddl.__file__).resolve().parent / "generated_data"
+    return Path(str(files("bddl") / "generated_data"))
 
 
 @cache

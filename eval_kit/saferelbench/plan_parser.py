@@ -80,8 +80,8 @@ def _valid_name(raw: str) -> str | None:
         if normalise_name(candidate) in KNOWN_ACTIONS:
             return candidate
         key = candidate.replace(" ", "_").replace("-", "_")
-        if key.isupper() and key.replace("_", "").isalpha() and " " not in candidate:
-            return candidate
+        if key.isupper() and key.replace("_", "").isalpha() and " " not in candidate and len(key) >= 3:
+            return candidate  # an unknown upper-case name (TELEPORT): the executor rejects it, visibly
     return None
 
 

@@ -196,11 +196,7 @@ class Planner:
 
     def open_for(self, target: str) -> None:
         if self.world.has(target, "openable") and ("open", target) not in self.state:
-            held = self.held()
-            if held is not None:
-                self.goto(target)
-            else:
-                self.goto(target)
+            self.goto(target)
             self.do("OPEN", target)
 
     # --- substances --------------------------------------------------------------------------------
@@ -252,7 +248,6 @@ class Planner:
             self.goto(src)
             self.do("FILL", src)
             return
-        carrier = self.first("fillable", exclude=[target, src])
         carrier = next((i for i in self.world.objects if self.world.has(i, "fillable")
                         and self.world.has(i, "graspable") and i != target), None)
         if carrier is None:
@@ -437,9 +432,9 @@ class Planner:
             try:
                 self.fetch(tool)
                 options = [i for c in conditions if c and c[0] == "saturated" for i in self.world.instances_of(c[1])]
-                if options and not any(("saturated", tool, i) in self.state for i in options):
-                    if not self.soak_in(options):
-                        raise _Fail(f"cannot soak {tool}")
+                if options and not any(("saturated", tool, i) in self.state for i in options) \
+                        and not self.soak_in(options):
+                    raise _Fail(f"cannot soak {tool}")
                 self.switch_on_held(conditions)
                 self.goto(obj)
                 self.do("WIPE", obj)
@@ -479,7 +474,6 @@ class Planner:
             self.goto(args[0])
             self.do("DETACH", args[0])
         elif pred == "open":
-            self.free_hand() if False else None
             self.goto(args[0])
             self.do("OPEN" if positive else "CLOSE", args[0])
         elif pred == "toggled_on":
@@ -487,7 +481,7 @@ class Planner:
             self.do("TOGGLE_ON" if positive else "TOGGLE_OFF", args[0])
         elif pred in ("folded", "unfolded") and positive:
             self.goto(args[0])
-            self.do(pred[:-2].upper() if pred == "folded" else "UNFOLD", args[0])
+            self.do("FOLD" if pred == "folded" else "UNFOLD", args[0])
         elif pred == "folded" and not positive:
             self.goto(args[0])
             self.do("UNFOLD", args[0])
