@@ -140,7 +140,7 @@ def _held(state: State, agent: str) -> str | None:
 def _reachable(state: State, world: World, obj: str) -> bool:
     """Held, or within reach of where the agent stands (see the module docstring)."""
     agent = world.agent
-    if ("grasped", agent, obj) in state:
+    if ("nextto", agent, obj) in state or ("grasped", agent, obj) in state:  # the common case, in O(1)
         return True
     anchors: set[str] = set()
     for lit in state:
