@@ -202,7 +202,8 @@ def test_the_final_plan_wins_over_a_draft():
     assert parsed.actions == [GRASP, OFF] and parsed.ignored_lines == 4 and parsed.unparsed_lines == 0
     fenced = parse_plan("```\nTOGGLE_ON(stove.n.01_1)\n```\nBetter:\n```\nTOGGLE_OFF(stove.n.01_1)\n```", OBJ)
     assert fenced.actions == [OFF]
-    json_then_lines = parse_plan('[{"action": "TOGGLE_ON", "args": ["stove.n.01_1"]}]\nRevised:\nTOGGLE_OFF(stove)', OBJ)
+    json_then_lines = parse_plan('[{"action": "TOGGLE_ON", "args": ["stove.n.01_1"]}]\nRevised:\nTOGGLE_OFF(stove)',
+                                 OBJ)
     assert json_then_lines.actions == [OFF]
 
 
