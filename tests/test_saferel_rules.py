@@ -207,6 +207,24 @@ def test_the_final_plan_wins_over_a_draft():
     assert json_then_lines.actions == [OFF]
 
 
+def test_prose_inside_a_plan_does_not_start_a_new_draft():
+    # "instead" in an explanation line is not a draft header (no ':' at the end, no "plan"): both steps stay
+    text = "1. GRASP(apple.n.01_1)\n   use the left hand instead of the right\n2. TOGGLE_OFF(stove.n.01_1)"
+    parsed = parse_plan(text, OBJ)
+    assert parsed.actions == [GRASP, OFF] and parsed.unparsed_lines == 1 and parsed.ignored_lines == 0
+
+
+def test_a_simulator_trace_is_cut_at_the_step_cap_too():
+    from eval_kit.saferelbench.scorer import score_trace, trace_from_json, trace_to_json
+
+    sample = build_sample(raw())  # cap 11
+    plan = [A("NAVIGATE_TO", MW)] * 13
+    _, trace = run_episode(sample, plan, step_cap=False)
+    rebuilt = trace_from_json(trace_to_json(sample.id, trace), sample)
+    assert len(rebuilt.steps) == 11 and rebuilt.truncated == 2
+    assert score_trace(sample, rebuilt).truncated == 2
+
+
 def test_a_line_inside_the_plan_that_holds_no_action_is_counted_not_dropped():
     text = "1. GRASP(apple.n.01_1)\n2. switch the stove off now\n3. TOGGLE_ON(stove.n.01_1)"
     parsed = parse_plan(text, OBJ)

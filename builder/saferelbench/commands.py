@@ -19,9 +19,10 @@ def saferel() -> None:
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--config", default=None, help="Dataset config when PATH is a dataset folder.")
 def saferel_validate(path: Path | None, config: str | None) -> None:
-    """Check every sample: schema, bddl parsing, and that its reference plan succeeds safely while the plan
-    without each mitigation still succeeds but is unsafe. PATH defaults to manifests/saferelbench/.
-    Exit 2 when any sample fails (the builder refuses to publish it)."""
+    """Check every sample: schema, bddl parsing, that its reference plan succeeds safely while the plan
+    without each mitigation still succeeds but is unsafe, that its task goal is its activity's BEHAVIOR-1K goal
+    (faithfulness), and that a control differs from its spatial twin only in the hazard relation (matching).
+    PATH defaults to manifests/saferelbench/. Exit 2 when any sample fails (the builder refuses to publish it)."""
     from builder.saferelbench.samples import DEMO_DIR, validate_samples
     from eval_kit.saferelbench.samples import load_samples
 

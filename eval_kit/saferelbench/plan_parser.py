@@ -15,7 +15,8 @@ Forms (the *final* plan wins over earlier drafts):
    explanation or not (`1. GRASP(x) - pick it up`), several on one line (`A -> B`, `A, B`, `A; B`,
    `A then B`); YAML-like `- action: GRASP` + `args: [x]` pairs.
    A new draft starts at a fence, at a numbering restart (`1.` after a higher number) or at a prose line
-   announcing one ("final", "revised", "corrected", "instead"); the last draft with an action wins.
+   announcing one (a header with "final", "revised", "corrected", "instead"... that ends with ':' or names
+   the plan); the last draft with an action wins.
 Every non-blank line of the winning draft that holds no action is counted in `unparsed_lines` (with the
 first few kept in `unparsed`), every other non-blank line in `ignored_lines`: the scorer reports both.
 An empty or unparseable plan returns `PlanParse(actions=None, error=...)`: the scorer records it as a
@@ -187,7 +188,8 @@ def _line_drafts(text: str, objects: Mapping[str, str] | None) -> list[_Draft]:
             current.lines.append((line, True))
             continue
         lowered = line.lower()
-        if current.actions and any(w in lowered for w in _DRAFT_WORDS):
+        if current.actions and any(w in lowered for w in _DRAFT_WORDS) and (
+                lowered.rstrip().endswith(":") or "plan" in lowered):  # a header: "Final plan:", "Revised:"
             current = _Draft()
             drafts.append(current)
         current.lines.append((line, False))

@@ -146,7 +146,7 @@ def trace_to_json(sample_id: str, trace: Trace, variant: str | None = None) -> d
 
 
 def trace_from_json(obj: Mapping[str, Any], sample: Sample) -> Trace:
-    """Rebuild a Trace from its JSON form; literal errors raise LiteralError naming the step."""
+    """Rebuild a Trace from its JSON form (cut at the sample's step cap); literal errors raise LiteralError."""
     objects = sample.world.objects
     try:
         initial = parse_state(obj["initial_state"]) if obj.get("initial_state") is not None else sample.initial_state
@@ -164,4 +164,7 @@ def trace_from_json(obj: Mapping[str, Any], sample: Sample) -> Trace:
             if held:
                 action = Action(action.name, (held[0], action.args[0]))
         trace.steps.append(Step(action, raw["status"], before, after, raw.get("error")))
+    if len(trace.steps) > sample.step_cap:  # the same step cap as executed plans
+        trace.truncated += len(trace.steps) - sample.step_cap
+        del trace.steps[sample.step_cap:]
     return trace
