@@ -185,3 +185,14 @@ def test_generate_writes_validated_matched_pairs(tmp_path):
     assert code == 0 and "4 sample(s) valid" in text
     code, text = call("saferel", "generate", "--out", str(out), "--risk", "no_such_risk")
     assert code == 2
+
+
+def test_the_demo_set_is_exactly_what_generate_writes(tmp_path):
+    """Deterministic generation: the command in README.md reproduces manifests/saferelbench/demo.jsonl."""
+    out = tmp_path / "demo.jsonl"
+    counts = ["unsafe_contents_activation=2", "flammable_near_heat=2", "active_item_enclosure=2",
+              "chemical_near_food=3", "heated_support=3", "open_appliance_activation=4",
+              "liquid_near_electronics=4", "loaded_lid_opening=4", "support_removal=8"]
+    code, text = call("saferel", "generate", "--out", str(out), *[arg for c in counts for arg in ("--risk", c)])
+    assert code == 0 and "wrote 64 samples" in text
+    assert out.read_text() == (DEMO_DIR / "demo.jsonl").read_text()

@@ -159,7 +159,7 @@ def _reachable(state: State, world: World, obj: str) -> bool:
         if current in anchors:
             return True
         seen.add(current)
-        current = next((lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == current), None)
+        current = min((lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == current), default=None)
     return False
 
 
@@ -190,7 +190,8 @@ def _check_object(world: World, obj: str) -> None:
 
 
 def _supports(state: State, obj: str) -> list[str]:
-    return [lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj]
+    """What obj is on or in, sorted (a set's order varies between runs; results must not)."""
+    return sorted(lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj)
 
 
 def _drop_object(state: set[Literal], obj: str) -> None:
@@ -256,8 +257,8 @@ def _make_real(state: set[Literal], world: World, synset: str, count: int, where
 
 
 def _contents(state: State, container: str) -> list[str]:
-    return [lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == container] + \
-        [lit[2] for lit in state if lit[0] in ("contains", "filled") and lit[1] == container]
+    return sorted({lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == container} |
+                  {lit[2] for lit in state if lit[0] in ("contains", "filled") and lit[1] == container})
 
 
 def _run_rules(state: set[Literal], world: World, container: str, rules: Iterable[knowledge.Rule],
@@ -456,7 +457,7 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
         if kind == "dice" and ("cooked", obj) in state:
             kind = "dice_cooked"
         derived = knowledge.derivative(world.objects[obj], kind)
-        supports = [(lit[0], lit[2]) for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj]
+        supports = sorted((lit[0], lit[2]) for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj)
         _drop_object(new, obj)
         if derived is not None:
             where = supports[0] if supports else None

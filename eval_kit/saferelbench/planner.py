@@ -165,7 +165,7 @@ class Planner:
         chain, current, seen = [], obj, set()
         while current not in seen:
             seen.add(current)
-            parent = next((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == current), None)
+            parent = min((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == current), default=None)
             if parent is None:
                 break
             if self.world.has(parent, "openable") and ("open", parent) not in self.state:
@@ -202,7 +202,8 @@ class Planner:
     # --- substances --------------------------------------------------------------------------------
     def sources(self, substance: str) -> list[str]:
         synset = self.world.objects.get(substance)
-        out = [lit[1] for lit in self.state if lit[0] in ("insource", "filled", "contains") and lit[2] == substance]
+        out = sorted(lit[1] for lit in self.state
+                     if lit[0] in ("insource", "filled", "contains") and lit[2] == substance)
         out += [i for i, s in self.world.objects.items() if synset in knowledge.source_substances(s)]
         return list(dict.fromkeys(out))
 
