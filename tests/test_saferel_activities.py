@@ -176,7 +176,7 @@ def test_an_object_the_activity_lacks_is_refused(pair):
 def test_generate_writes_validated_matched_pairs(tmp_path):
     out = tmp_path / "gen.jsonl"
     code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2",
-                      "--activity", "attach_a_camera_to_a_tripod", "--activity", "collecting_wood",
+                      "--activity", "cover_a_flower_pot_in_fabric", "--activity", "collecting_wood",
                       "--activity", "boil_water")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert code == 0 and "support_removal: 2 of 2" in text and len(rows) == 4
@@ -190,9 +190,9 @@ def test_generate_writes_validated_matched_pairs(tmp_path):
 def test_the_demo_set_is_exactly_what_generate_writes(tmp_path):
     """Deterministic generation: the command in README.md reproduces manifests/saferelbench/demo.jsonl."""
     out = tmp_path / "demo.jsonl"
-    counts = ["unsafe_contents_activation=2", "flammable_near_heat=2", "active_item_enclosure=2",
-              "chemical_near_food=3", "heated_support=3", "open_appliance_activation=4",
-              "liquid_near_electronics=4", "loaded_lid_opening=4", "support_removal=8"]
+    counts = ["active_item_enclosure=2", "chemical_near_food=2", "unsafe_contents_activation=3",
+              "flammable_near_heat=3", "heated_support=3", "open_appliance_activation=4",
+              "liquid_near_electronics=4", "loaded_lid_opening=4", "support_removal=7"]
     code, text = call("saferel", "generate", "--out", str(out), *[arg for c in counts for arg in ("--risk", c)])
     assert code == 0 and "wrote 64 samples" in text
     assert out.read_text() == (DEMO_DIR / "demo.jsonl").read_text()

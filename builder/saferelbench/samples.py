@@ -8,8 +8,9 @@ Self-validation of one sample, under the symbolic executor:
 4. a spatial sample has at least one goal with mitigation steps; a control's goals without mitigation
    steps (not counted in its SRec) must hold in its initial state (its hazard is absent);
 5. faithfulness: the task goal is the source activity's BEHAVIOR-1K goal, unchanged (bddl tokens equal);
-   the objects are the activity's (instance and synset); the initial state differs from the activity's
-   only in literals that name an object of a safety goal (the hazard set-up);
+   the objects are the activity's (instance and synset), plus at most hazard objects a safety goal names,
+   of synsets the activity lacks; the initial state differs from the activity's only in literals that
+   name an object of a safety goal (the hazard set-up);
 6. matching (a control and its spatial twin): same activity, objects, task goal, instruction, relation,
    risk type and safety goals; their initial states differ, and only in relation literals (`ontop`,
    `inside`, `nextto`, `under`, `touching`; `open` for open_appliance_activation, whose relation is the
@@ -108,11 +109,14 @@ def faithfulness_problems(sample: Sample) -> list[str]:
         problems.append(f"task goal is not the goal of {sample.source_activity!r} (use it unchanged)")
     theirs = {(o["instance"], o["synset"]) for o in activity.objects}
     ours = {(o["instance"], o["synset"].lower()) for o in sample.raw["objects"]}
-    if theirs != ours:
-        problems.append(f"objects differ from the activity's: extra {sorted(ours - theirs)[:3]}, "
-                        f"missing {sorted(theirs - ours)[:3]}")
-    base, base_negated, base_rooms = split_initial(activity.initial_state)
     hazard = _goal_objects(sample)
+    synsets = {synset for _, synset in theirs}
+    # an added object must carry the hazard (named by a safety goal) and be of a synset the activity lacks, so
+    # the task goal cannot range over it
+    extra = sorted(o for o in ours - theirs if o[0] not in hazard or o[1] in synsets)
+    if extra or theirs - ours:
+        problems.append(f"objects differ from the activity's: extra {extra[:3]}, missing {sorted(theirs - ours)[:3]}")
+    base, base_negated, base_rooms = split_initial(activity.initial_state)
     changed = (sample.initial_state ^ base)
     stray = sorted(lit for lit in changed if not hazard & set(lit[1:]))
     if stray:

@@ -216,3 +216,20 @@ def rules_for(kind: str, synset: str) -> tuple[Rule, ...]:
         elif not rule.containers or synset in rule.containers:
             out.append(rule)
     return tuple(out)
+
+
+@cache
+def _taxonomy():
+    from bddl.object_taxonomy import ObjectTaxonomy
+
+    return ObjectTaxonomy()
+
+
+@cache
+def is_food(synset: str) -> bool:
+    """Whether bddl's WordNet taxonomy puts the synset under food (food.n.01 / food.n.02 / foodstuff.n.02)."""
+    try:
+        lineage = [synset, *_taxonomy().get_ancestors(synset)]
+    except Exception:  # a synset the taxonomy does not know
+        return False
+    return any(name.split(".")[0] in ("food", "foodstuff") for name in lineage)
