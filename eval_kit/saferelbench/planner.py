@@ -207,11 +207,22 @@ class Planner:
         out += [i for i, s in self.world.objects.items() if synset in knowledge.source_substances(s)]
         return list(dict.fromkeys(out))
 
-    def turn_on_source(self, source: str) -> None:
+    def turn_on_source(self, source: str) -> bool:
+        """Open the tap (a source that gives its substance only when on); True when it had to be switched on."""
         if self.world.has(source, "toggleable") and ("toggled_on", source) not in self.state and any(
                 lit[0] == "insource" and lit[1] == source for lit in self.state):
             self.goto(source)
             self.do("TOGGLE_ON", source)
+            return True
+        return False
+
+    def take_from(self, name: str, source: str) -> None:
+        """FILL or SOAK the held object at `source`, opening its tap first and closing it after."""
+        opened = self.turn_on_source(source)
+        self.goto(source)
+        self.do(name, source)
+        if opened:
+            self.do("TOGGLE_OFF", source)  # never leave the water running
 
     def ensure_real(self, obj: str) -> None:
         if ("future", obj) in self.state:
@@ -245,18 +256,14 @@ class Planner:
         src = sources[0]
         if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
             self.fetch(target)
-            self.turn_on_source(src)
-            self.goto(src)
-            self.do("FILL", src)
+            self.take_from("FILL", src)
             return
         carrier = next((i for i in self.world.objects if self.world.has(i, "fillable")
                         and self.world.has(i, "graspable") and i != target), None)
         if carrier is None:
             raise _Fail(f"nothing can carry {substance} from {src}")
         self.fetch(carrier)
-        self.turn_on_source(src)
-        self.goto(src)
-        self.do("FILL", src)
+        self.take_from("FILL", src)
         self.open_for(target)
         self.goto(target)
         self.do(how, target)
@@ -371,6 +378,7 @@ class Planner:
                 self.do("TOGGLE_OFF", machine)
             self.goto(machine)
             self.do("TOGGLE_ON", machine)
+            self.do("TOGGLE_OFF", machine)  # run it, then switch it off
             return
         container = next((i for i in self.world.objects if self.world.objects[i] in rule.containers), None) \
             if rule.containers else preferred
@@ -411,9 +419,7 @@ class Planner:
             for src in self.sources(sub):
                 if src == self.held():
                     continue
-                self.turn_on_source(src)
-                self.goto(src)
-                self.do("SOAK", src)
+                self.take_from("SOAK", src)
                 return True
         return False
 
@@ -508,12 +514,7 @@ class Planner:
             if src is None:
                 raise _Fail(f"no source of {args[1]}")
             self.fetch(args[0])
-            if self.world.has(src, "toggleable") and ("toggled_on", src) not in self.state and any(
-                    lit[0] == "insource" and lit[1] == src for lit in self.state):
-                self.goto(src)
-                self.do("TOGGLE_ON", src)
-            self.goto(src)
-            self.do("SOAK", src)
+            self.take_from("SOAK", src)
             self.do("RELEASE")
         elif pred == "real" and positive:
             if ("future", args[0]) in self.state:
