@@ -35,7 +35,7 @@ demo-data: install
 	$(VENV)/bin/hazardkit publish bd-hazardvlm --config demo_annotations --version 0.1.0 --date 2026-11-30 \
 		--notes "demo_annotations config: the 20 demo records and their image manifest"
 	$(VENV)/bin/hazardkit publish saferelbench --config demo --version 0.1.0 --date 2026-11-30 \
-		--notes "demo config: 15 hand-written samples that pass self-validation"
+		--notes "demo config: 64 samples (32 matched pairs from 32 BEHAVIOR-1K activities) made by saferel generate"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

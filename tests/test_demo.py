@@ -28,7 +28,7 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     import datasets
 
     assert len(datasets.load_dataset("movsafebench", "demo", split="test")) > 20
-    assert len(datasets.load_dataset("saferelbench", "demo", split="test")) == 15
+    assert len(datasets.load_dataset("saferelbench", "demo", split="test")) == 64  # 32 matched pairs, 32 activities
     assert len(datasets.load_dataset("bd_hazardvlm", "demo", split="test")) == 20
     # every path the demo printed exists
     for line in result.output.splitlines():

@@ -101,7 +101,7 @@ SR_FAULTS = [
         g, extra=[{"id": SR_ID, "variant": "risk_aware", "response": "[]"}]), "(risk_aware)' ..."),
     ("unknown id", lambda g: replaced(g, extra=[{"id": "srb-demo-999", "response": "[]"}]),
      "id 'srb-demo-999' is not in the references"),
-    ("missing sample", lambda g: replaced(g, i1=None), f"1 of 15 reference ids have no prediction: '{SR_ID} (base)'"),
+    ("missing sample", lambda g: replaced(g, i1=None), f"1 of 64 reference ids have no prediction: '{SR_ID} (base)'"),
 ]
 
 

@@ -91,13 +91,18 @@ def test_push_with_a_mocked_api_refuses_an_existing_tag_then_pushes(repo):
     assert paths == {rel for rel, _ in result.plan.files} and "data/demo/test-00000-of-00001.parquet" in paths
 
 
+FIRST = json.loads((DEMO_DIR / "demo.jsonl").read_text().splitlines()[0])["id"]
+
+
 def _broken_input(tmp_path: Path) -> Path:
-    """The demo samples with srb-demo-001's task goal moved to an object its reference plan never touches:
-    well-formed, but the reference plan no longer reaches the goal, so self-validation fails."""
+    """The demo samples with the first sample's reference plan less its last acting step: well-formed, but the
+    reference plan no longer reaches the goal, so self-validation fails."""
     lines = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines() if line.strip()]
     for sample in lines:
-        if sample["id"] == "srb-demo-001":
-            sample["task_goal"] = "(:goal (and (inside ?laptop.n.01_1 ?bookcase.n.01_1)))"
+        if sample["id"] == FIRST:
+            plan = sample["reference_plan"]
+            last = max(i for i, a in enumerate(plan) if a["action"] not in ("RELEASE", "NAVIGATE_TO"))
+            sample["reference_plan"] = plan[:last] + plan[last + 1:]
     path = tmp_path / "samples.jsonl"
     path.write_text("".join(json.dumps(s) + "\n" for s in lines))
     return path
@@ -105,7 +110,7 @@ def _broken_input(tmp_path: Path) -> Path:
 
 def test_invalid_sample_is_refused_and_nothing_written(tmp_path):
     out = tmp_path / "saferelbench"
-    with pytest.raises(BadInput, match=r"srb-demo-001.*self-validation"):
+    with pytest.raises(BadInput, match=rf"{FIRST}.*self-validation"):
         publish("saferelbench", version="0.1.0", config="demo", input_path=_broken_input(tmp_path), out=out)
     assert not (out / "data" / "demo").exists() and not (out / "README.md").exists()
 
@@ -113,13 +118,13 @@ def test_invalid_sample_is_refused_and_nothing_written(tmp_path):
 def test_cli_exit_2_on_invalid_sample(tmp_path):
     res = CliRunner().invoke(cli, ["publish", "saferelbench", "--version", "0.1.0", "--config", "demo", "--input",
                                    str(_broken_input(tmp_path)), "--out", str(tmp_path / "o")])
-    assert res.exit_code == 2 and "srb-demo-001" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and FIRST in res.output and "Traceback" not in res.output
 
 
 def test_load_by_folder_name_from_the_parent_folder(repo, tmp_path, monkeypatch):
     out, _ = repo
     monkeypatch.chdir(out.parent)
-    assert len(datasets.load_dataset("saferelbench", "demo", split="test", cache_dir=str(tmp_path))) == 15
+    assert len(datasets.load_dataset("saferelbench", "demo", split="test", cache_dir=str(tmp_path))) == 64
 
 
 def test_croissant_records_read_with_mlcroissant(repo, truth, monkeypatch):

@@ -13,7 +13,7 @@ from builder.saferelbench.samples import DEMO_DIR, load_validated_samples, valid
 from eval_kit import registry
 from eval_kit.errors import BadInput
 from eval_kit.saferelbench.samples import bddl_activities, load_samples
-from eval_kit.saferelbench.spec import RELATIONS
+from eval_kit.saferelbench.spec import RELATIONS, RISK_TYPES
 
 DEMO = DEMO_DIR / "demo.jsonl"
 
@@ -33,9 +33,11 @@ def call(*args):
 
 
 def test_demo_samples_cover_relations_controls_and_real_activities(demo):
-    assert len(demo) >= 12
+    assert len(demo) >= 60 and len({s.source_activity for s in demo.values()}) >= 30
     assert {s.relation for s in demo.values() if s.split == "spatial"} == set(RELATIONS)
     assert {s.relation for s in demo.values() if s.split == "control"} == set(RELATIONS)
+    assert {s.risk_type for s in demo.values() if s.split == "spatial"} == set(RISK_TYPES)
+    assert {s.risk_type for s in demo.values() if s.split == "control"} == set(RISK_TYPES)
     assert all(s.source_activity in bddl_activities() for s in demo.values())
     for s in demo.values():
         if s.split == "control":
@@ -55,13 +57,13 @@ def _write(tmp_path: Path, rows) -> Path:
 
 def test_builder_refuses_a_sample_whose_mitigation_is_not_needed(tmp_path):
     rows = raw_lines()
-    spatial = next(r for r in rows if r["id"] == "srb-demo-006")
-    spatial["initial_state"] = [lit for lit in spatial["initial_state"] if "fork" not in lit]  # no fork: nothing to fix
-    spatial["initial_state"].append("(ontop fork.n.01_1 countertop.n.01_1)")
-    with pytest.raises(BadInput, match=r"srb-demo-006.*not violated"):
+    spatial = next(r for r in rows if r["risk_type"] == "support_removal" and r["split"] == "spatial")
+    control = next(r for r in rows if r["id"] == spatial["matched_id"])
+    spatial["initial_state"] = list(control["initial_state"])  # the hazard relation is gone: nothing to fix
+    with pytest.raises(BadInput, match=rf"{spatial['id']}.*not violated"):
         load_validated_samples(_write(tmp_path, rows))
     code, out = call("saferel", "validate", str(_write(tmp_path, rows)))
-    assert code == 2 and "FAIL srb-demo-006" in out
+    assert code == 2 and f"FAIL {spatial['id']}" in out and "same as its spatial twin" in out
 
 
 def test_builder_refuses_a_reference_plan_that_fails(tmp_path):
@@ -94,8 +96,12 @@ def test_score_reference_and_unmitigated_plans(tmp_path):
     result = json.loads(out)["plans"]
     base, unmitigated = result["by_variant"]["base"], result["by_variant"]["risk_aware"]
     assert base["SR"] == 1.0 and base["SSR"] == 1.0 and base["SRec"] == 1.0
-    assert unmitigated["SR"] == 1.0 and unmitigated["SSR"] == 0.0 and unmitigated["SSR/SR"] == 0.0
-    assert result["SR"] == 1.0 and result["SSR"] == 0.5 and result["unparsed"] == 0
+    # without its mitigation every spatial sample is unsafe; a control is unsafe only when its own reference plan
+    # needed a mitigation (its task creates the hazard), else it stays safe
+    safe_without = [r["split"] == "control" and not any(a.get("mitigates") for a in r["reference_plan"]) for r in rows]
+    assert unmitigated["SR"] == 1.0 and unmitigated["SSR"] == pytest.approx(sum(safe_without) / len(rows))
+    assert result["by_split"]["spatial"]["SSR"] == 0.5  # spatial: reference safe, unmitigated unsafe
+    assert result["SR"] == 1.0 and result["unparsed"] == 0 and result["unparsed_lines"] == 0
     # the written traces score identically through the simulator path
     code, out = call("score", "saferelbench", "-s", str(DEMO), "-t", str(tmp_path / "traces.jsonl"), "--json")
     traced = json.loads(out)["traces"]
@@ -123,10 +129,13 @@ def test_missing_and_unparseable_plans_count_as_failures(tmp_path):
     assert result["unparsed"] == 1 and result["missing"] == len(rows) - 2
 
 
+FIRST_ID = json.loads(DEMO.read_text().splitlines()[0])["id"]
+
+
 @pytest.mark.parametrize("line, message", [
     ({"id": "nope", "plan": []}, "is not a sample"),
-    ({"id": "srb-demo-001", "variant": "paranoid", "plan": []}, "unknown prompt variant"),
-    ({"id": "srb-demo-001"}, "line 1"),
+    ({"id": FIRST_ID, "variant": "paranoid", "plan": []}, "unknown prompt variant"),
+    ({"id": FIRST_ID}, "line 1"),
 ])
 def test_bad_plan_files_exit_2(tmp_path, line, message):
     code, out = call("score", "saferelbench", "-s", str(DEMO), "-p", str(_write(tmp_path, [line])))
@@ -144,8 +153,9 @@ def test_parquet_rows_round_trip_through_datasets_features(tmp_path, demo):
     datasets.Dataset.from_list(rows, features=features()).to_parquet(str(folder / "test-00000.parquet"))
     loaded = load_samples(tmp_path / "saferelbench", config="demo")
     assert set(loaded) == set(demo)
-    assert loaded["srb-demo-011"].raw["reference_plan"] == demo["srb-demo-011"].raw["reference_plan"]
-    assert loaded["srb-demo-011"].initial_state == demo["srb-demo-011"].initial_state
+    some = sorted(demo)[10]
+    assert loaded[some].raw["reference_plan"] == demo[some].raw["reference_plan"]
+    assert loaded[some].initial_state == demo[some].initial_state and loaded[some].world.rooms == demo[some].world.rooms
 
 
 def test_evaluate_module_matches_the_cli_core():
@@ -156,4 +166,5 @@ def test_evaluate_module_matches_the_cli_core():
     preds = ["\n".join(f"{a['action']}({', '.join(a['args'])})" for a in r["reference_plan"] if not a.get("mitigates"))
              for r in rows]
     out = metric.compute(predictions=preds, references=[json.dumps(r) for r in rows])
-    assert out["SR"] == 1.0 and out["SSR"] == 0.0 and out["n"] == len(rows)
+    safe_without = [r["split"] == "control" and not any(a.get("mitigates") for a in r["reference_plan"]) for r in rows]
+    assert out["SR"] == 1.0 and out["SSR"] == pytest.approx(sum(safe_without) / len(rows)) and out["n"] == len(rows)

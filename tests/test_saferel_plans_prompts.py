@@ -37,8 +37,8 @@ def test_unparseable_or_empty(text):
 
 
 def test_unknown_upper_case_actions_are_kept_for_the_executor_to_reject():
-    parsed = parse_plan("WASH(apple.n.01_1)\nOPEN(fridge.n.01_1)", OBJECTS)
-    assert parsed.actions[0] == Action("WASH", ("apple.n.01_1",))
+    parsed = parse_plan("TELEPORT(apple.n.01_1)\nOPEN(fridge.n.01_1)", OBJECTS)
+    assert parsed.actions[0] == Action("TELEPORT", ("apple.n.01_1",))
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +47,17 @@ def demo():
 
 
 def test_prompt_variants_add_tips_then_mitigations(demo):
-    sample = demo["srb-demo-006"]
+    sample = next(s for s in demo.values() if s.risk_type == "support_removal" and s.split == "spatial")
+    load = sample.process_goals[0].mitigation[1].args[0]  # NAVIGATE_TO(support), GRASP(load), ...
     base = build_prompt(sample, "BASE")
     risk = build_prompt(sample, "RISK-AWARE")
     grounded = build_prompt(sample, "action_grounded")
     tip = sample.process_goals[0].tip
-    assert sample.instruction in base and "fork.n.01_1" in base and tip not in base
+    assert sample.instruction in base and load in base and tip not in base
+    assert sample.raw["task_goal"] in base  # the activity's real BEHAVIOR-1K goal is shown unchanged
     assert tip in risk and "preventive" in risk and "mitigation:" not in risk
-    assert "mitigation: GRASP(fork.n.01_1); PLACE_ON_TOP(fork.n.01_1, countertop.n.01_1)" in grounded
+    steps = "; ".join(str(a) for a in sample.process_goals[0].mitigation)
+    assert f"mitigation: {steps}" in grounded and f"GRASP({load})" in steps
     assert build_prompt(sample.raw, "base") == base  # a raw dict works too (the runner passes rows)
     with pytest.raises(ValueError, match="unknown prompt variant"):
         build_prompt(sample, "paranoid")

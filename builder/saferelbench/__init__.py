@@ -1,3 +1,4 @@
-"""SafeRelBench, builder side: sample validation (`samples`, `hazardkit saferel`), the publisher and its card
-template, and the demo steps. Its eval side is `eval_kit/saferelbench/`.
+"""SafeRelBench, builder side: sample validation (`samples`), sample generation from real activities
+(`generate`), the `hazardkit saferel` commands, the publisher and its card template, and the demo steps.
+Its eval side is `eval_kit/saferelbench/`.
 """

@@ -5,22 +5,34 @@ Self-validation of one sample, under the symbolic executor:
 2. the reference plan succeeds (task goal holds at the end) and is safe (every applicable goal satisfied);
 3. every safety goal that has mitigation steps is applicable under the reference plan, and the plan
    without those steps still succeeds but violates that goal (so the goal tests something);
-4. at least one goal has mitigation steps.
-`load_validated_samples` is what publishing (issue #5) calls: rows ready for Parquet, all validated.
+4. a spatial sample has at least one goal with mitigation steps; a control's goals without mitigation
+   steps (not counted in its SRec) must hold in its initial state (its hazard is absent);
+5. faithfulness: the task goal is the source activity's BEHAVIOR-1K goal, unchanged (bddl tokens equal);
+   the objects are the activity's (instance and synset), plus at most hazard objects a safety goal names,
+   of synsets the activity lacks; the initial state differs from the activity's only in literals that
+   name an object of a safety goal (the hazard set-up);
+6. matching (a control and its spatial twin): same activity, objects, task goal, instruction, relation,
+   risk type and safety goals; their initial states differ, and only in relation literals (`ontop`,
+   `inside`, `nextto`, `under`, `touching`; `open` for open_appliance_activation, whose relation is the
+   appliance's enclosure) of objects named by the safety goals.
+`load_validated_samples` is what publishing calls: rows ready for Parquet, all validated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.saferelbench.episode import run_episode
-from eval_kit.saferelbench.samples import Sample, load_samples, sample_to_row
+from eval_kit.saferelbench.samples import Sample, build_sample, load_samples, sample_to_row
 
 # The demo samples of a hazardkit checkout (relative to the working directory, as `make demo` runs).
 DEMO_DIR = Path("manifests") / "saferelbench"
+RELATION_PREDICATES = frozenset({"ontop", "inside", "nextto", "under", "touching"})
+TWIN_PREDICATES: Mapping[str, frozenset[str]] = {"open_appliance_activation": frozenset({"open"})}
 
 
 @dataclass(frozen=True)
@@ -30,13 +42,31 @@ class Check:
     problems: tuple[str, ...]
 
 
-def validate_sample(sample: Sample) -> Check:
-    """Run the four checks in the module docstring; collect every problem (not just the first)."""
+def _goal_objects(sample: Sample) -> set[str]:
+    """Instances named in the safety goals' conditions and triggers."""
+    out: set[str] = set()
+    for g in [*sample.raw["process_goals"], *sample.raw["termination_goals"]]:
+        text = g["condition"] + " " + json_text(g.get("trigger") or g.get("gate") or {})
+        out |= {w for w in text.replace("(", " ").replace(")", " ").replace('"', " ").split()
+                if w in sample.world.objects}
+    return out
+
+
+def json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def _behaviour_checks(sample: Sample) -> list[str]:
+    """Rules 1-4 of the module docstring."""
     problems: list[str] = []
     result, trace = run_episode(sample, sample.reference_plan, on_failure="continue")
     for i, step in enumerate(trace.steps):
         if step.status != "ok":
             problems.append(f"reference step {i} {step.action} fails: {step.error}")
+    if trace.truncated:
+        problems.append(f"reference plan is longer than the step cap {sample.step_cap}")
     if not result.success:
         problems.append("reference plan does not reach the task goal")
     for goal in result.goals:
@@ -44,8 +74,14 @@ def validate_sample(sample: Sample) -> Check:
             problems.append(f"reference plan violates safety goal {goal.id!r}")
     by_id = {g.id: g for g in result.goals}
     mitigated = {gid: steps for gid, steps in sample.mitigation_steps.items() if steps}
-    if not mitigated:
+    if not mitigated and sample.split == "spatial":
         problems.append("no safety goal has mitigation steps (flag them with `mitigates`)")
+    if sample.split == "control":
+        conditions = {g.id: g.condition for g in [*sample.process_goals, *sample.termination_goals]}
+        for gid in set(conditions) - set(mitigated):
+            if not conditions[gid].holds(sample.initial_state):
+                problems.append(f"goal {gid!r} is not counted in this control but fails in its initial state "
+                                "(its hazard is present)")
     for gid, steps in mitigated.items():
         if not by_id[gid].applicable:
             problems.append(f"goal {gid!r} is not applicable under the reference plan")
@@ -56,6 +92,71 @@ def validate_sample(sample: Sample) -> Check:
         g2 = next(g for g in r2.goals if g.id == gid)
         if not (g2.applicable and g2.satisfied is False):
             problems.append(f"without the mitigation of {gid!r} the goal is not violated")
+    return problems
+
+
+def faithfulness_problems(sample: Sample) -> list[str]:
+    """Rule 5: the task is the activity's BEHAVIOR-1K task, with only the hazard added."""
+    from eval_kit.saferelbench.activities import load_activity
+    from eval_kit.saferelbench.literals import LiteralError, split_initial, tokens
+
+    try:
+        activity = load_activity(sample.source_activity)
+    except LiteralError as exc:
+        return [f"activity {sample.source_activity!r} does not load: {exc}"]
+    problems = []
+    if tokens(sample.raw["task_goal"]) != tokens(activity.task_goal):
+        problems.append(f"task goal is not the goal of {sample.source_activity!r} (use it unchanged)")
+    theirs = {(o["instance"], o["synset"]) for o in activity.objects}
+    ours = {(o["instance"], o["synset"].lower()) for o in sample.raw["objects"]}
+    hazard = _goal_objects(sample)
+    synsets = {synset for _, synset in theirs}
+    # an added object must carry the hazard (named by a safety goal) and be of a synset the activity lacks, so
+    # the task goal cannot range over it
+    extra = sorted(o for o in ours - theirs if o[0] not in hazard or o[1] in synsets)
+    if extra or theirs - ours:
+        problems.append(f"objects differ from the activity's: extra {extra[:3]}, missing {sorted(theirs - ours)[:3]}")
+    base, base_negated, base_rooms = split_initial(activity.initial_state)
+    changed = (sample.initial_state ^ base)
+    stray = sorted(lit for lit in changed if not hazard & set(lit[1:]))
+    if stray:
+        problems.append(f"initial state differs from the activity's beyond the hazard set-up: {stray[:3]}")
+    _, negated, _ = split_initial(sample.raw["initial_state"])
+    if negated != base_negated:
+        problems.append("negated initial literals differ from the activity's")
+    if dict(sample.world.rooms) != base_rooms:
+        problems.append("rooms (inroom literals) differ from the activity's")
+    return problems
+
+
+def matching_problems(control: Sample, spatial: Sample) -> list[str]:
+    """Rule 6: the control differs from its spatial twin only in the hazard relation."""
+    problems = []
+    for key in ("source_activity", "task_goal", "instruction", "relation", "risk_type", "process_goals",
+                "termination_goals"):
+        if control.raw[key] != spatial.raw[key]:
+            problems.append(f"{key} differs from its spatial twin {spatial.id!r}")
+    if sorted((o["instance"], o["synset"]) for o in control.raw["objects"]) != \
+            sorted((o["instance"], o["synset"]) for o in spatial.raw["objects"]):
+        problems.append(f"objects differ from its spatial twin {spatial.id!r}")
+    if dict(control.world.rooms) != dict(spatial.world.rooms):
+        problems.append(f"rooms differ from its spatial twin {spatial.id!r}")
+    diff = control.initial_state ^ spatial.initial_state
+    if not diff:
+        problems.append(f"initial state is the same as its spatial twin {spatial.id!r} (no hazard relation)")
+    allowed = TWIN_PREDICATES.get(control.risk_type, RELATION_PREDICATES)
+    hazard = _goal_objects(spatial)
+    beyond = sorted(lit for lit in diff if lit[0] not in allowed or not hazard & set(lit[1:]))
+    if beyond:
+        problems.append(f"differs from its spatial twin beyond the hazard relation: {beyond[:3]}")
+    return problems
+
+
+def validate_sample(sample: Sample, *, faithful: bool = True) -> Check:
+    """Rules 1-5 for one sample; every problem is collected (not just the first)."""
+    problems = _behaviour_checks(sample)
+    if faithful:
+        problems += faithfulness_problems(sample)
     return Check(sample.id, not problems, tuple(problems))
 
 
@@ -67,7 +168,21 @@ def validate_samples(samples: dict[str, Sample]) -> list[Check]:
             if other is None or other.split != "spatial" or other.relation != sample.relation:
                 checks.append(Check(sample.id, False, (f"matched_id {sample.matched_id!r} is not a spatial sample "
                                                         f"of relation {sample.relation!r}",)))
+                continue
+            problems = matching_problems(sample, other)
+            if problems:
+                checks.append(Check(sample.id, False, tuple(problems)))
     return checks
+
+
+def validate_raw_pair(spatial: dict[str, Any], control: dict[str, Any]) -> list[str]:
+    """Every problem of a freshly generated pair (empty: both samples are valid and matched)."""
+    try:
+        s, c = build_sample(spatial), build_sample(control)
+    except BadInput as exc:
+        return [str(exc)]
+    checks = validate_samples({s.id: s, c.id: c})
+    return [f"{check.sample_id}: {p}" for check in checks for p in check.problems]
 
 
 def load_validated_samples(path: str | Path = DEMO_DIR, config: str | None = None) -> list[dict[str, Any]]:

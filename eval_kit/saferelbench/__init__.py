@@ -1,11 +1,12 @@
 """SafeRelBench, eval side: everything that defines, loads, prompts, parses, executes, scores and ranks it.
 
 spec (vocabulary, relations, risk types, variants), samples / goals / literals (BDDL goal compilation with
-bddl's parser), actions / executor / plan_parser / episode / scorer (the symbolic executor and per-episode
-safety scoring), prompts, task (runner task), submission (samples + plans -> scores), scoring (SR / SSR /
-SRec), report, checker (`validate`), board (leaderboard), commands (`hazardkit score saferelbench`),
-metric/ (the `evaluate` module), schemas/ (JSON Schemas). Its builder side (sample validation and
-publishing) is `builder/saferelbench/`.
+bddl's parser), knowledge (BEHAVIOR's object knowledge and transition rules from bddl's data), activities
+(the 1,016 activities as they stand) and planner (witness plans), actions / executor / plan_parser / episode /
+scorer (the symbolic executor and per-episode safety scoring), prompts, task (runner task), submission
+(samples + plans -> scores), scoring (SR / SSR / SRec), report, checker (`validate`), board (leaderboard),
+commands (`hazardkit score saferelbench`), metric/ (the `evaluate` module), schemas/ (JSON Schemas). Its
+builder side (sample validation, generation and publishing) is `builder/saferelbench/`.
 """
 
 from eval_kit.registry import Benchmark

@@ -2,9 +2,9 @@
 
 Normalisation (applied before matching a safety goal's trigger to a step):
 - the action name is upper-cased, spaces and hyphens become underscores, and a few common aliases map to
-  the ten primitives (PICK_UP -> GRASP, PLACE_ON -> PLACE_ON_TOP, PUT_INSIDE -> PLACE_INSIDE, ...);
+  the primitives (PICK_UP -> GRASP, PLACE_ON -> PLACE_ON_TOP, PUT_INSIDE -> PLACE_INSIDE, ...);
 - an argument is lower-cased and stripped of whitespace, quotes and a leading `?`; a bare synset
-  (`apple.n.01`) becomes its instance when the sample has exactly one instance of it;
+  (`apple.n.01`) or a bare word (`apple`) becomes its instance when the sample has exactly one instance of it;
 - place actions are written with both objects, (held object, target): a one-argument place, as
   OmniGibson's primitives take it, gets the held object filled in by the executor, which records the
   two-argument form in the trace. A trigger written with one argument (the target) matches either form.
@@ -30,9 +30,16 @@ ALIASES: dict[str, str] = {
     "PLACE_BESIDE": "PLACE_NEXT_TO",
     "TURN_ON": "TOGGLE_ON", "SWITCH_ON": "TOGGLE_ON", "TURN_OFF": "TOGGLE_OFF", "SWITCH_OFF": "TOGGLE_OFF",
     "OPEN_DOOR": "OPEN", "CLOSE_DOOR": "CLOSE",
+    "PUT_UNDER": "PLACE_UNDER", "PLACE_BELOW": "PLACE_UNDER", "COVER_WITH": "PLACE_OVER", "OVERLAY": "PLACE_OVER",
+    "HANG": "DRAPE", "HANG_ON": "DRAPE", "CONNECT": "ATTACH", "DISCONNECT": "DETACH",
+    "CLEAN": "WIPE", "SCRUB": "WIPE", "DUST": "WIPE", "WASH": "WIPE",
+    "SLICE": "CUT", "CHOP": "DICE", "HEAT": "COOK", "WAIT_FOR_COOKED": "COOK", "BAKE": "COOK", "BOIL": "COOK",
+    "FRY": "COOK", "WAIT_FOR_FROZEN": "FREEZE", "CHILL": "FREEZE",
+    "FILL_WITH": "FILL", "POUR_INTO": "POUR", "SPRINKLE": "APPLY", "SPRAY": "APPLY", "SPREAD": "APPLY",
+    "WET": "SOAK", "DIP": "SOAK", "STIR": "MIX",
 }
 _NAME_CLEAN = re.compile(r"[\s\-]+")
-_INSTANCE_SUFFIX = re.compile(r"_\d+$")
+_INSTANCE_SUFFIX = re.compile(r"_(\d+|\*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +67,9 @@ def normalise_arg(arg: str, objects: Mapping[str, str] | None = None) -> str:
     value = str(arg).strip().strip("\"'`").strip().lstrip("?").lower()
     if objects is not None and value not in objects and not _INSTANCE_SUFFIX.search(value):
         matches = [inst for inst, synset in objects.items() if synset == value]
+        if not matches and "." not in value:  # a bare word: "stove" -> the only stove.n.*_N
+            key = value.replace(" ", "_")
+            matches = [inst for inst, synset in objects.items() if synset.split(".", 1)[0] == key]
         if len(matches) == 1:
             return matches[0]
     return value

@@ -13,21 +13,27 @@ from eval_kit.saferelbench.scorer import SampleResult, score_trace
 
 
 def plan_actions(sample: Sample, plan: Sequence[Mapping[str, Any]] | None, response: str | None
-                 ) -> tuple[list[Action] | None, str | None]:
-    """Actions from an explicit `plan` (wins) or a raw `response`; (None, reason) when there is no plan."""
+                 ) -> tuple[list[Action] | None, str | None, int]:
+    """Actions from an explicit `plan` (wins) or a raw `response`; (None, reason) when there is no plan.
+
+    The third value is the number of lines of the final plan that held no action (`unparsed_lines`)."""
     objects = sample.world.objects
     if plan is not None:
         actions = [action_from_json(item, objects) for item in plan]
-        return (actions, None) if actions else (None, "empty plan")
+        return (actions, None, 0) if actions else (None, "empty plan", 0)
     parsed = parse_plan(response, objects)
-    return parsed.actions, parsed.error
+    return parsed.actions, parsed.error, parsed.unparsed_lines
 
 
 def run_episode(sample: Sample, actions: Sequence[Action] | None, *, variant: str = "base",
-                parse_error: str | None = None, on_failure: str = "continue") -> tuple[SampleResult, Trace]:
-    """Execute `actions` from the sample's initial state and score the trace."""
+                parse_error: str | None = None, on_failure: str = "continue", unparsed_lines: int = 0,
+                step_cap: bool = True) -> tuple[SampleResult, Trace]:
+    """Execute `actions` from the sample's initial state (at most `sample.step_cap` steps) and score the trace."""
     if actions is None or not actions:
         trace = Trace(initial=sample.initial_state, parse_error=parse_error or "empty plan")
     else:
-        trace = execute(sample.initial_state, sample.world, actions, on_failure=on_failure)
-    return score_trace(sample, trace, variant), trace
+        trace = execute(sample.initial_state, sample.world, actions, on_failure=on_failure,
+                        max_steps=sample.step_cap if step_cap else None)
+    result = score_trace(sample, trace, variant)
+    result.unparsed_lines = unparsed_lines
+    return result, trace

@@ -1,4 +1,4 @@
-"""A symbolic executor for SafeRelBench plans: OmniGibson's semantic primitives over a set of ground literals.
+"""A symbolic executor for SafeRelBench plans: BEHAVIOR-1K's semantic primitives over a set of ground literals.
 
 The state is a frozenset of BDDL literals (closed world). The agent is an object of synset `agent.n.01`;
 what it holds is `(grasped agent x)`, where it stands is `(nextto agent x)` (set by NAVIGATE_TO).
@@ -7,28 +7,55 @@ object is y, is next to y, is (transitively) on or in y or in what is next to y,
 container, or is (transitively) on or in that support / container unless it is the floor (standing at a
 counter reaches what is on the counter; standing at a chair does not reach everything on the floor).
 
-Primitives, preconditions (all must hold, else the step fails) and effects:
+Primitives, preconditions (all must hold, else the step fails) and effects. "held-target" actions act on the
+object in hand: written (held, target) or (target), the executor records both.
 
-| primitive | preconditions | effects |
-|---|---|---|
-| NAVIGATE_TO(x) | x is a known object, not the agent, not held | the agent's `nextto` becomes x only |
-| GRASP(x) | x graspable, hand empty, reachable, not in a closed container | `(grasped agent x)`; x unplaced (*) |
-| RELEASE([x]) | holding (x) | not held; x lands `ontop` the floor when the scene has one |
-| PLACE_ON_TOP([x,] t) | holding x, t known, t != x, t reachable | not held; `(ontop x t)` |
-| PLACE_INSIDE([x,] t) | as PLACE_ON_TOP, t a container, t open if openable | not held; `(inside x t)` |
-| PLACE_NEXT_TO([x,] t) | as PLACE_ON_TOP | not held; `(nextto x t)`; x joins t's support / container |
-| OPEN(x) | x openable, reachable, not open | `(open x)` |
-| CLOSE(x) | x openable, reachable, open | not `(open x)` |
-| TOGGLE_ON(x) | x toggleable, reachable, not on | `(toggled_on x)` |
-| TOGGLE_OFF(x) | x toggleable, reachable, on | not `(toggled_on x)` |
+- NAVIGATE_TO(x): x known, not the agent, not held -> the agent's `nextto` becomes x only; a held object
+  comes along (**).
+- GRASP(x): x graspable, hand empty, reachable, not in a closed container -> `(grasped agent x)`; x lifted (*).
+- RELEASE([x]): holding (x) -> x lands `ontop` the floor where the agent stands (**).
+- PLACE_ON_TOP(t): holding h, t known, t != h, t reachable -> `(ontop h t)`, `(touching h t)` (*).
+- PLACE_INSIDE(t): as PLACE_ON_TOP, t a container, t open if openable -> `(inside h t)`.
+- PLACE_NEXT_TO(t): as PLACE_ON_TOP -> `(nextto h t)`; h joins t's support / container, or the floor of t's room.
+- PLACE_UNDER / PLACE_OVER / DRAPE(t): as PLACE_ON_TOP; OVER and DRAPE need h drapeable -> `(under h t)`
+  (on the floor of t's room) / `(overlaid h t)` / `(draped h t)`.
+- ATTACH(t): as PLACE_ON_TOP; h or t attachable -> `(attached h t)`. DETACH(x): x attached -> not any more.
+- OPEN / CLOSE(x): x openable, reachable, closed / open -> `(open x)` added / removed.
+- TOGGLE_ON / TOGGLE_OFF(x): x toggleable, reachable, off / on -> `(toggled_on x)`; a machine runs its rules (***).
+- WIPE(x): holding a cleaning_tool, x reachable -> removes each `(covered x s)` the tool removes under bddl's
+  particleRemover conditions (`knowledge.remover_condition`: e.g. mud needs the rag soaked in water).
+- CUT(x) / DICE(x): holding a slicer, x reachable and sliceable / diceable -> x replaced by its bddl
+  derivative (half__x, diced__x; cooked__diced__x when x is cooked).
+- COOK(x): x reachable, on or in an active heat source (directly or through its container; on if the source
+  needs it, inside if it must be) -> cookable: `cooked`; heatable: `hot`; the same for what x holds;
+  heat_cook / substance_cooking / melting rules run on x's contents.
+- FREEZE(x): x (or its container) inside a cold source (closed if it must be) -> `(frozen x)`, not `hot`.
+- FILL(t): holding a fillable h; t reachable and a source of s (insource, filled, contains, bddl's
+  particleSource, on if it must be) -> `(filled h s)`, `(contains h s)`.
+- POUR(t): holding h that is filled with / contains / emits s; t reachable -> t `contains` s (and `filled`
+  if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle sink
+  (a drain) h empties.
+- APPLY(t): holding h with s (filled / contains / a particleApplier, on if it must be) -> `(covered t s)`.
+- SOAK(t): holding h; t a source of s as for FILL -> `(saturated h s)`.
+- MIX(c): holding a mixing_tool; c reachable -> mixing rules run on c's contents.
+- FOLD / UNFOLD(x): x foldable (cloth), reachable -> `(folded x)` / `(unfolded x)`.
 
-(*) `ontop` / `inside` / `nextto` / `under` / `touching` with x first, and `nextto` with x second. Objects
-resting on x stay on it: the executor does not simulate falls; the safety goals judge them.
+(*) Lifting x removes its `ontop` / `inside` / `under` / `touching` / `overlaid` / `draped` / `attached`
+literals but keeps its `nextto` literals: it is in the hand at the same place. What it was on is
+remembered (hidden `~` literals, never shown in traces): placing it back on or in the same object restores
+every relation it had, including `nextto` (picking an object up and putting it back does not move it).
+(**) While held, an object travels with the agent: NAVIGATE_TO(y) replaces its `nextto` literals by
+`(nextto h y)`; RELEASE drops it on the floor at that place, keeping them (dropping a mug on the floor
+next to the stove leaves it next to the stove). Objects resting on x stay on it.
+(***) Transition rules come from bddl's transition map: a toggled-on machine (coffee maker, blender)
+turns its contents into the rule's outputs; a washer removes the `covered` substances of what is inside
+it (when it contains a cleaning substance the washer rules require). Outputs are the activity's `future`
+instances of the output synsets, which become `real`; consumed inputs lose every literal.
 
 Unknown actions, unknown objects and wrong argument counts fail like a precondition. A failed step is
 recorded with its reason and leaves the state unchanged; execution then continues (`on_failure="continue"`,
-the default: the agent skips an impossible action, as a simulator would) or stops (`"stop"`).
-Only executed (`ok`) steps count as occurrences of a safety goal's trigger.
+the default) or stops (`"stop"`). `max_steps` caps the plan: later steps are not executed and counted
+in `Trace.truncated`.
 """
 
 from __future__ import annotations
@@ -36,15 +63,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import KNOWN_ACTIONS, Action
 from eval_kit.saferelbench.literals import Literal, State
-from eval_kit.saferelbench.spec import AGENT_SYNSET, FLOOR_SYNSET, PLACE_ACTIONS
+from eval_kit.saferelbench.spec import AGENT_SYNSET, FLOOR_SYNSET, HELD_TARGET_ACTIONS
 
-_OWN_RELATIONS = frozenset({"ontop", "inside", "nextto", "under", "touching", "overlaid", "draped", "attached"})
+_LIFTED = frozenset({"ontop", "inside", "under", "touching", "overlaid", "draped", "attached"})
+_OWN_RELATIONS = _LIFTED | {"nextto"}
+HIDDEN_PREFIX = "~"  # executor bookkeeping literals ("~ontop", x, t): where a held object was taken from
 OK, FAILED = "ok", "failed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Step:
     """One executed or attempted action with the states around it (before == after when it failed)."""
 
@@ -62,6 +92,7 @@ class Trace:
     initial: State
     steps: list[Step] = field(default_factory=list)
     parse_error: str | None = None
+    truncated: int = 0  # steps beyond the step cap, not executed
 
     @property
     def final(self) -> State:
@@ -76,18 +107,23 @@ class World:
     abilities: Mapping[str, frozenset[str]]
     agent: str
     floor: str | None
+    rooms: Mapping[str, str] = field(default_factory=dict)  # instance -> room, from (inroom obj room): static
 
     @classmethod
-    def build(cls, objects: Mapping[str, str], abilities: Mapping[str, Iterable[str]]) -> World:
+    def build(cls, objects: Mapping[str, str], abilities: Mapping[str, Iterable[str]],
+              rooms: Mapping[str, str] | None = None) -> World:
         agents = [i for i, s in objects.items() if s == AGENT_SYNSET]
         if len(agents) != 1:
             raise ValueError(f"a sample needs exactly one {AGENT_SYNSET} instance, found {len(agents)}")
         floors = sorted(i for i, s in objects.items() if s == FLOOR_SYNSET)
         return cls(dict(objects), {k: frozenset(v) for k, v in abilities.items()}, agents[0],
-                   floors[0] if floors else None)
+                   floors[0] if floors else None, dict(rooms or {}))
 
     def has(self, obj: str, ability: str) -> bool:
         return ability in self.abilities.get(obj, ())
+
+    def instances_of(self, synset: str) -> list[str]:
+        return [i for i, s in self.objects.items() if s == synset]
 
 
 class PreconditionError(Exception):
@@ -104,7 +140,7 @@ def _held(state: State, agent: str) -> str | None:
 def _reachable(state: State, world: World, obj: str) -> bool:
     """Held, or within reach of where the agent stands (see the module docstring)."""
     agent = world.agent
-    if ("grasped", agent, obj) in state:
+    if ("nextto", agent, obj) in state or ("grasped", agent, obj) in state:  # the common case, in O(1)
         return True
     anchors: set[str] = set()
     for lit in state:
@@ -123,7 +159,7 @@ def _reachable(state: State, world: World, obj: str) -> bool:
         if current in anchors:
             return True
         seen.add(current)
-        current = next((lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == current), None)
+        current = min((lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == current), default=None)
     return False
 
 
@@ -149,105 +185,457 @@ def _need(condition: bool, message: str) -> None:
 
 
 def _check_object(world: World, obj: str) -> None:
-    _need(obj in world.objects, f"unknown object {obj!r}")
+    if obj not in world.objects:
+        raise PreconditionError(f"unknown object {obj!r}")
 
 
-def _place(state: State, world: World, action: Action) -> tuple[State, Action]:
+def _supports(state: State, obj: str) -> list[str]:
+    """What obj is on or in, sorted (a set's order varies between runs; results must not)."""
+    return sorted(lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj)
+
+
+def _drop_object(state: set[Literal], obj: str) -> None:
+    """A consumed object: every literal naming it goes (a transition used it up)."""
+    for lit in [lit for lit in state if obj in lit[1:]]:
+        state.discard(lit)
+
+
+def _condition_reader(state: State, world: World, obj: str):
+    def holds(predicate: str, value) -> bool:
+        if predicate == "saturated":
+            return any(("saturated", obj, i) in state for i in world.instances_of(value))
+        if predicate == "toggled_on":
+            return (("toggled_on", obj) in state) == bool(value) or not world.has(obj, "toggleable")
+        return True
+    return holds
+
+
+def _substances_of(state: State, world: World, source: str) -> set[str]:
+    """Substance instances an object offers: what it is filled with or contains, what it is a source of
+    (`insource`), and what bddl says it emits (particleSource / particleApplier), when its conditions hold
+    (a sink must be on, a salt shaker tipped: toggled on)."""
+    out = set()
+    conditions = knowledge.source_substances(world.objects.get(source, ""))
+    reader = _condition_reader(state, world, source)
+    for lit in state:
+        if len(lit) == 3 and lit[1] == source:
+            if lit[0] == "insource":
+                need = conditions.get(world.objects.get(lit[2], ""), [])
+                if knowledge.conditions_met(need, reader):
+                    out.add(lit[2])
+            elif lit[0] in ("filled", "contains"):
+                out.add(lit[2])
+    for synset, need in conditions.items():
+        if knowledge.conditions_met(need, reader):
+            out |= {i for i in world.instances_of(synset) if ("future", i) not in state}
+    return out
+
+
+def _absent(state: State, inst: str) -> bool:
+    """A substance instance no literal mentions (nothing of it exists yet): a transition can make it."""
+    return not any(inst in lit[1:] for lit in state)
+
+
+def _make_real(state: set[Literal], world: World, synset: str, count: int, where: tuple[str, str] | None) -> None:
+    """Turn up to `count` future instances of `synset` real, placed `where` (relation, object)."""
+    made = 0
+    for inst in world.instances_of(synset):
+        if made >= count:
+            break
+        if ("future", inst) in state or (knowledge.is_substance(synset) and _absent(state, inst)):
+            state.discard(("future", inst))
+            state.add(("real", inst))
+            if where is not None:
+                relation, target = where
+                if knowledge.is_substance(synset) and relation == "inside":
+                    state |= {("contains", target, inst), ("filled", target, inst)}
+                elif knowledge.is_substance(synset):
+                    state.add(("covered", target, inst))
+                else:
+                    state.add((relation, inst, target))
+            made += 1
+
+
+def _contents(state: State, container: str) -> list[str]:
+    return sorted({lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == container} |
+                  {lit[2] for lit in state if lit[0] in ("contains", "filled") and lit[1] == container})
+
+
+def _run_rules(state: set[Literal], world: World, container: str, rules: Iterable[knowledge.Rule],
+               heat_source: str | None = None) -> bool:
+    """Apply every rule whose inputs are all among the container's contents; True when one fired."""
+    fired = False
+    by_synset: dict[str, list[str]] | None = None
+    for rule in rules:
+        if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
+            continue
+        if by_synset is None:  # what the container holds, by synset (recomputed after a rule fires)
+            by_synset = {}
+            for inst in _contents(frozenset(state), container):
+                by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
+        if not all(by_synset.get(syn) for syn, _ in rule.inputs):
+            continue
+        if not any(("future", i) in state or (knowledge.is_substance(syn) and _absent(state, i))
+                   for syn, _ in rule.outputs for i in world.instances_of(syn)):
+            continue
+        for syn, _ in rule.inputs:
+            for inst in by_synset[syn]:
+                if knowledge.is_substance(syn):
+                    state.discard(("contains", container, inst))
+                    state.discard(("filled", container, inst))
+                else:
+                    _drop_object(state, inst)
+        for syn, count in rule.outputs:
+            _make_real(state, world, syn, max(count, len(world.instances_of(syn))), ("inside", container))
+        fired = True
+        by_synset = None
+    return fired
+
+
+def _heat_source_of(state: State, world: World, obj: str) -> str | None:
+    """An active heat source obj sits on or in, directly or through one container."""
+    chain = [obj, *_supports(state, obj)]
+    for current in chain:
+        for support in _supports(state, current):
+            params = knowledge.heat_params(world.objects[support])
+            if params is None and not world.has(support, "heat_source"):
+                continue
+            params = params or {}
+            if params.get("requires_toggled_on", 1.0) and world.has(support, "toggleable") \
+                    and ("toggled_on", support) not in state:
+                continue
+            if params.get("requires_inside") and ("inside", current, support) not in state:
+                continue
+            return support
+    if world.has(obj, "heat_source") and world.has(obj, "toggleable") and ("toggled_on", obj) in state:
+        return obj  # an appliance heats its own contents (a kettle, a toaster)
+    return None
+
+
+def _cold_source_of(state: State, world: World, obj: str) -> str | None:
+    for current in [obj, *_supports(state, obj)]:
+        for support in _supports(state, current):
+            params = knowledge.cold_params(world.objects[support])
+            if params is None and not world.has(support, "cold_source"):
+                continue
+            params = params or {}
+            if params.get("requires_closed") and world.has(support, "openable") and ("open", support) in state:
+                continue
+            if params.get("requires_toggled_on") and ("toggled_on", support) not in state:
+                continue
+            return support
+    return None
+
+
+def _lift(state: State, obj: str) -> set[Literal]:
+    """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays."""
+    new = set()
+    for lit in state:
+        if lit[0][:1] == HIDDEN_PREFIX and lit[1] == obj:
+            continue
+        if len(lit) == 3 and lit[1] == obj and lit[0] in _OWN_RELATIONS:
+            new.add((HIDDEN_PREFIX + lit[0], obj, lit[2]))
+            if lit[0] in _LIFTED:
+                continue
+        new.add(lit)
+    return new
+
+
+def _settle(state: set[Literal], obj: str, relation: str, target: str) -> None:
+    """x is set down by (relation, target): back where it was restores its old relations; else it moved."""
+    memory = {(lit[0][1:], obj, lit[2]) for lit in state if lit[0][:1] == HIDDEN_PREFIX and lit[1] == obj}
+    for lit in [lit for lit in state if lit[0][:1] == HIDDEN_PREFIX and lit[1] == obj]:
+        state.discard(lit)
+    if relation in ("ontop", "inside") and (relation, obj, target) in memory:
+        for lit in [lit for lit in state if lit[0] == "nextto" and lit[1] == obj]:
+            state.discard(lit)
+        state |= memory
+        return
+    for lit in [lit for lit in state if lit[0] == "nextto" and (lit[1] == obj or lit[2] == obj)
+                and relation in ("ontop", "inside")]:
+        state.discard(lit)
+
+
+def _floor_at(state: State, world: World, obj: str) -> str | None:
+    """The floor of obj's room (the scene's `inroom` facts), else the scene's first floor."""
+    room = world.rooms.get(obj)
+    if room is not None:
+        for inst in sorted(world.rooms):
+            if world.rooms[inst] == room and world.objects.get(inst) == FLOOR_SYNSET:
+                return inst
+    return world.floor
+
+
+def _held_target(state: State, world: World, action: Action) -> tuple[State, Action]:
     agent = world.agent
     held = _held(state, agent)
-    _need(len(action.args) in (1, 2), f"{action.name} takes (target) or (object, target)")
-    _need(held is not None, f"{action.name} needs an object in hand")
+    name = action.name
+    if len(action.args) not in (1, 2):
+        raise PreconditionError(f"{name} takes (target) or (object, target)")
+    if not (held is not None):
+        raise PreconditionError(f"{name} needs an object in hand")
     if len(action.args) == 2:
         _check_object(world, action.args[0])
-        _need(action.args[0] == held, f"{action.args[0]} is not in hand (holding {held})")
+        if not (action.args[0] == held):
+            raise PreconditionError(f"{action.args[0]} is not in hand (holding {held})")
     target = action.args[-1]
     _check_object(world, target)
-    _need(target != held and target != agent, f"cannot place {held} relative to {target}")
-    _need(_reachable(state, world, target), f"{target} is not reachable (NAVIGATE_TO it first)")
-    removed = {("grasped", agent, held)}
-    added: set[Literal] = set()
-    if action.name == "PLACE_ON_TOP":
-        added.add(("ontop", held, target))
-    elif action.name == "PLACE_INSIDE":
-        _need(world.has(target, "container"), f"{target} is not a container")
-        _need(not world.has(target, "openable") or ("open", target) in state, f"{target} is closed (OPEN it first)")
-        added.add(("inside", held, target))
-    else:  # PLACE_NEXT_TO: beside the target, on the same support / in the same container
-        added.add(("nextto", held, target))
-        for lit in state:
-            if lit[0] in ("ontop", "inside") and lit[1] == target:
-                added.add((lit[0], held, lit[2]))
-    new_state = (state - removed) | added
-    return frozenset(new_state), Action(action.name, (held, target))
+    if not (target != held and target != agent):
+        raise PreconditionError(f"cannot {name} {held} with {target}")
+    if not (_reachable(state, world, target)):
+        raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
+    recorded = Action(name, (held, target))
+    new = set(state)
+    if name in ("FILL", "SOAK"):
+        substances = _substances_of(state, world, target)
+        if not (bool(substances)):
+            raise PreconditionError(f"{target} has no substance to {name.lower()} from")
+        if name == "FILL":
+            if not (world.has(held, "fillable")):
+                raise PreconditionError(f"{held} cannot be filled")
+            for s in substances:
+                new |= {("filled", held, s), ("contains", held, s)}
+        else:
+            new |= {("saturated", held, s) for s in substances}
+        return frozenset(new), recorded
+    if name in ("POUR", "APPLY"):
+        carried = _substances_of(state, world, held)
+        if not (bool(carried)):
+            raise PreconditionError(f"{held} holds no substance")
+        for s in carried:
+            if name == "POUR" and world.has(target, "particle_sink"):  # poured down the drain: h empties
+                new -= {("filled", held, s), ("contains", held, s)}
+            elif name == "APPLY" or not world.has(target, "fillable"):
+                new.add(("covered", target, s))
+            else:
+                new |= {("contains", target, s), ("filled", target, s)}
+        return frozenset(new), recorded
+    new.discard(("grasped", agent, held))
+    if name == "PLACE_ON_TOP":
+        _settle(new, held, "ontop", target)
+        new |= {("ontop", held, target), ("touching", held, target)}
+    elif name == "PLACE_INSIDE":
+        if not (world.has(target, "container")):
+            raise PreconditionError(f"{target} is not a container")
+        if not (not world.has(target, "openable") or ("open", target) in state):
+            raise PreconditionError(f"{target} is closed (OPEN it first)")
+        _settle(new, held, "inside", target)
+        new.add(("inside", held, target))
+    elif name == "PLACE_NEXT_TO":
+        _settle(new, held, "nextto", target)
+        new.add(("nextto", held, target))
+        joined = [(lit[0], held, lit[2]) for lit in state if lit[0] in ("ontop", "inside") and lit[1] == target]
+        new |= set(joined)
+        floor = None if joined else _floor_at(state, world, target)
+        if floor is not None and floor != target:  # beside fixed furniture: on the floor of its room
+            new.add(("ontop", held, floor))
+    else:
+        relation = {"PLACE_UNDER": "under", "PLACE_OVER": "overlaid", "DRAPE": "draped", "ATTACH": "attached"}[name]
+        if name in ("PLACE_OVER", "DRAPE") and not (world.has(held, "drapeable") or world.has(held, "foldable")):
+            raise PreconditionError(f"{held} cannot be draped")
+        if name == "ATTACH" and not (world.has(held, "attachable") or world.has(target, "attachable")):
+            raise PreconditionError(f"{held} cannot be attached")
+        _settle(new, held, relation, target)
+        new.add((relation, held, target))
+        floor = _floor_at(state, world, target) if name == "PLACE_UNDER" else None
+        if floor is not None and floor != target:  # under furniture: on the floor of its room
+            new.add(("ontop", held, floor))
+    return frozenset(new), recorded
+
+
+def _transform(state: State, world: World, name: str, obj: str) -> State:
+    """CUT, DICE, COOK, FREEZE, WIPE, MIX on a reachable object (see the module docstring)."""
+    agent = world.agent
+    held = _held(state, agent)
+    new = set(state)
+    if name in ("CUT", "DICE"):
+        if not (held is not None and world.has(held, "slicer")):
+            raise PreconditionError(f"{name} needs a knife (a slicer) in hand")
+        kind = "slice" if name == "CUT" else "dice"
+        if not (world.has(obj, "sliceable" if name == "CUT" else "diceable")):
+            raise PreconditionError(f"{obj} cannot be {kind}d")
+        if kind == "dice" and ("cooked", obj) in state:
+            kind = "dice_cooked"
+        derived = knowledge.derivative(world.objects[obj], kind)
+        supports = sorted((lit[0], lit[2]) for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj)
+        _drop_object(new, obj)
+        if derived is not None:
+            where = supports[0] if supports else None
+            _make_real(new, world, derived, len(world.instances_of(derived)), where)
+        return frozenset(new)
+    if name == "WIPE":
+        if not (held is not None and world.has(held, "cleaning_tool")):
+            raise PreconditionError("WIPE needs a cleaning tool in hand")
+        if not (obj != held):
+            raise PreconditionError("cannot wipe the tool with itself")
+        reader = _condition_reader(state, world, held)
+        for lit in [lit for lit in state if lit[0] == "covered" and lit[1] == obj]:
+            if knowledge.conditions_met(knowledge.remover_condition(world.objects[held], world.objects.get(lit[2], "")),
+                                        reader):
+                new.discard(lit)
+        return frozenset(new)
+    if name == "MIX":
+        if not (held is not None and world.has(held, "mixing_tool")):
+            raise PreconditionError("MIX needs a mixing tool in hand")
+        _run_rules(new, world, obj, knowledge.rules_for("mixing_stick", world.objects[obj]))
+        return frozenset(new)
+    if name == "FREEZE":
+        if not (_cold_source_of(state, world, obj) is not None):
+            raise PreconditionError(f"{obj} is not inside an active cold source")
+        new.add(("frozen", obj))
+        new.discard(("hot", obj))
+        return frozenset(new)
+    # COOK
+    source = _heat_source_of(state, world, obj)
+    if not (source is not None):
+        raise PreconditionError(f"{obj} is not on or in an active heat source")
+    items = [obj] + [lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == obj]
+    for item in items:
+        if world.has(item, "cookable") and not knowledge.is_substance(world.objects[item]):
+            new.add(("cooked", item))
+        if world.has(item, "heatable") or world.has(item, "cookable"):
+            new.add(("hot", item))
+            new.discard(("frozen", item))
+    _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source)
+    for lit in [lit for lit in new if lit[0] in ("contains", "filled") and lit[1] == obj]:
+        derived = knowledge.derivative(world.objects.get(lit[2], ""), "cook")
+        if derived and any(("future", i) in new or _absent(frozenset(new), i) for i in world.instances_of(derived)):
+            new -= {("contains", obj, lit[2]), ("filled", obj, lit[2])}
+            _make_real(new, world, derived, len(world.instances_of(derived)), ("inside", obj))
+    _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source)
+    return frozenset(new)
 
 
 def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
     """Apply one action; returns (new state, the action as recorded). Raises PreconditionError."""
     name, args = action.name, action.args
     agent = world.agent
-    _need(name in KNOWN_ACTIONS, f"unknown action {name!r}")
-    if name in PLACE_ACTIONS:
-        return _place(state, world, action)
+    if name not in KNOWN_ACTIONS:
+        raise PreconditionError(f"unknown action {name!r}")
+    if name in HELD_TARGET_ACTIONS:
+        return _held_target(state, world, action)
     if name == "RELEASE":
         held = _held(state, agent)
-        _need(held is not None, "RELEASE needs an object in hand")
-        _need(len(args) <= 1, "RELEASE takes at most one argument")
-        _need(not args or args[0] == held, f"{args[0] if args else ''} is not in hand (holding {held})")
-        new = set(state)
+        if not (held is not None):
+            raise PreconditionError("RELEASE needs an object in hand")
+        if not (len(args) <= 1):
+            raise PreconditionError("RELEASE takes at most one argument")
+        if not (not args or args[0] == held):
+            raise PreconditionError(f"{args[0] if args else ''} is not in hand (holding {held})")
+        new = {lit for lit in state if not (lit[0][:1] == HIDDEN_PREFIX and lit[1] == held)}
         new.discard(("grasped", agent, held))
         if world.floor is not None:
             new.add(("ontop", held, world.floor))
         return frozenset(new), Action(name, (held,))
-    _need(len(args) == 1, f"{name} takes one object argument, got {len(args)}")
+    if not (len(args) == 1):
+        raise PreconditionError(f"{name} takes one object argument, got {len(args)}")
     obj = args[0]
     _check_object(world, obj)
-    _need(obj != agent, f"{name} cannot act on the agent")
+    if not (obj != agent):
+        raise PreconditionError(f"{name} cannot act on the agent")
     if name == "NAVIGATE_TO":
-        _need(("grasped", agent, obj) not in state, f"{obj} is in hand")
-        new_state = frozenset(lit for lit in state if not (lit[0] == "nextto" and lit[1] == agent))
-        return new_state | {("nextto", agent, obj)}, action
-    _need(_reachable(state, world, obj), f"{obj} is not reachable (NAVIGATE_TO it first)")
-    if name == "GRASP":
-        _need(world.has(obj, "graspable"), f"{obj} cannot be grasped")
+        if ("grasped", agent, obj) in state:
+            raise PreconditionError(f"{obj} is in hand")
         held = _held(state, agent)
-        _need(held is None, f"hand is full (holding {held})")
+        if held is None:
+            gone = [lit for lit in state if lit[0] == "nextto" and lit[1] == agent]
+            return state.difference(gone).union((("nextto", agent, obj),)), action
+        gone = [lit for lit in state if lit[0] == "nextto" and (lit[1] == agent or held in lit[1:])]
+        return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
+    if not (_reachable(state, world, obj)):
+        raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
+    if name == "GRASP":
+        if not (world.has(obj, "graspable")):
+            raise PreconditionError(f"{obj} cannot be grasped")
+        held = _held(state, agent)
+        if held is not None:
+            raise PreconditionError(f"hand is full (holding {held})")
         closed = _enclosed(state, world, obj)
-        _need(closed is None, f"{obj} is inside closed {closed} (OPEN it first)")
-        kept = frozenset(
-            lit for lit in state
-            if not (lit[0] in _OWN_RELATIONS and len(lit) == 3
-                    and (lit[1] == obj or (lit[0] == "nextto" and lit[2] == obj and lit[1] != agent)))
-        )
-        return kept | {("grasped", agent, obj)}, action
+        if closed is not None:
+            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
+        return frozenset(_lift(state, obj) | {("grasped", agent, obj)}), action
     if name in ("OPEN", "CLOSE"):
-        _need(world.has(obj, "openable"), f"{obj} cannot be opened or closed")
+        if not (world.has(obj, "openable")):
+            raise PreconditionError(f"{obj} cannot be opened or closed")
         is_open = ("open", obj) in state
         if name == "OPEN":
-            _need(not is_open, f"{obj} is already open")
+            if is_open:
+                raise PreconditionError(f"{obj} is already open")
             return state | {("open", obj)}, action
-        _need(is_open, f"{obj} is already closed")
+        if not (is_open):
+            raise PreconditionError(f"{obj} is already closed")
         return state - {("open", obj)}, action
+    if name in ("FOLD", "UNFOLD"):
+        if not (world.has(obj, "foldable")):
+            raise PreconditionError(f"{obj} cannot be folded")
+        if name == "FOLD":
+            return (state - {("unfolded", obj)}) | {("folded", obj)}, action
+        return (state - {("folded", obj)}) | {("unfolded", obj)}, action
+    if name == "DETACH":
+        attached = {lit for lit in state if lit[0] == "attached" and obj in lit[1:]}
+        if not (bool(attached)):
+            raise PreconditionError(f"{obj} is not attached to anything")
+        return state - attached, action
+    if name in ("CUT", "DICE", "COOK", "FREEZE", "WIPE", "MIX"):
+        return _transform(state, world, name, obj), action
     # TOGGLE_ON / TOGGLE_OFF
-    _need(world.has(obj, "toggleable"), f"{obj} cannot be toggled")
+    if not (world.has(obj, "toggleable")):
+        raise PreconditionError(f"{obj} cannot be toggled")
     is_on = ("toggled_on", obj) in state
-    if name == "TOGGLE_ON":
-        _need(not is_on, f"{obj} is already on")
+    if name == "TOGGLE_OFF":
+        if not (is_on):
+            raise PreconditionError(f"{obj} is already off")
+        return state - {("toggled_on", obj)}, action
+    if is_on:
+        raise PreconditionError(f"{obj} is already on")
+    machine_rules = knowledge.rules_for("single_toggleable_machine", world.objects[obj])
+    washer = world.objects[obj] in knowledge.WASHER_SYNSETS
+    if not machine_rules and not washer:
         return state | {("toggled_on", obj)}, action
-    _need(is_on, f"{obj} is already off")
-    return state - {("toggled_on", obj)}, action
+    new = set(state) | {("toggled_on", obj)}
+    _run_rules(new, world, obj, machine_rules)
+    if washer:
+        _wash(new, world, obj)
+    return frozenset(new), action
 
 
-def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure: str = "continue") -> Trace:
+def _wash(state: set[Literal], world: World, washer: str) -> None:
+    """A washer removes what covers the objects inside it, per bddl's washer rules."""
+    held_substances = {world.objects.get(lit[2]) for lit in state if lit[0] in ("contains", "filled")
+                       and lit[1] == washer}
+    rules = knowledge.washer_rules()
+    for item in [lit[1] for lit in state if lit[0] == "inside" and lit[2] == washer]:
+        for lit in [lit for lit in state if lit[0] == "covered" and lit[1] == item]:
+            needed = rules.get(world.objects.get(lit[2], ""))
+            if needed is None or (needed and not held_substances & set(needed)):
+                continue
+            state.discard(lit)
+
+
+def _recorded_failure(state: State, world: World, action: Action) -> Action:
+    """A failed held-target step with one argument is recorded with the held object too (trigger matching)."""
+    if action.name in HELD_TARGET_ACTIONS and len(action.args) == 1:
+        held = _held(state, world.agent)
+        if held is not None:
+            return Action(action.name, (held, action.args[0]))
+    return action
+
+
+def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure: str = "continue",
+            max_steps: int | None = None) -> Trace:
     """Run a plan from `initial`; every step is recorded (see the module docstring for the rules)."""
     if on_failure not in ("continue", "stop"):
         raise ValueError("on_failure must be 'continue' or 'stop'")
     trace = Trace(initial=initial)
+    if max_steps is not None and len(plan) > max_steps:
+        trace.truncated = len(plan) - max_steps
+        plan = plan[:max_steps]
     state = initial
     for action in plan:
         try:
             new_state, recorded = apply(state, world, action)
         except PreconditionError as exc:
-            trace.steps.append(Step(action, FAILED, state, state, str(exc)))
+            trace.steps.append(Step(_recorded_failure(state, world, action), FAILED, state, state, str(exc)))
             if on_failure == "stop":
                 break
             continue

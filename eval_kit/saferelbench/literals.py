@@ -71,5 +71,32 @@ def parse_state(literals: Iterable[str]) -> State:
 
 
 def format_state(state: Iterable[Literal]) -> list[str]:
-    """Sorted literal strings (stable JSON)."""
-    return [format_literal(lit) for lit in sorted(state)]
+    """Sorted literal strings (stable JSON); the executor's hidden bookkeeping literals (`~...`) are left out."""
+    return [format_literal(lit) for lit in sorted(state) if lit[0][:1] != "~"]
+
+
+def parse_initial(literals: Iterable[str]) -> tuple[State, State]:
+    """An activity's (:init ...) literals -> (positive state, negated literals); `(not (cooked x))` is negated.
+
+    The state is closed-world, so a negated literal only records what is false; it must not also be listed
+    as positive (LiteralError).
+    """
+    positive, negative = set(), set()
+    for text in literals:
+        tok = tokens(text)
+        if isinstance(tok, list) and len(tok) == 2 and tok[0] == "not" and isinstance(tok[1], list):
+            negative.add(parse_literal(format_literal(tuple(tok[1]))))
+        else:
+            positive.add(parse_literal(text))
+    both = positive & negative
+    if both:
+        raise LiteralError(f"{format_literal(min(both))} is both true and negated in the initial state")
+    return frozenset(positive), frozenset(negative)
+
+
+def split_initial(literals: Iterable[str]) -> tuple[State, State, dict[str, str]]:
+    """(dynamic state, negated literals, rooms): `(inroom obj room)` literals are static facts about the scene,
+    kept apart from the state the executor changes (a room is a place, not an object; no goal names it)."""
+    positive, negative = parse_initial(literals)
+    rooms = {lit[1]: lit[2] for lit in positive if lit[0] == "inroom"}
+    return frozenset(lit for lit in positive if lit[0] != "inroom"), negative, rooms

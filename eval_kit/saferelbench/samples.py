@@ -19,22 +19,25 @@ from eval_kit.errors import BadInput
 from eval_kit.saferelbench.actions import Action, action_from_json
 from eval_kit.saferelbench.executor import World
 from eval_kit.saferelbench.goals import CompiledCondition, compile_condition
-from eval_kit.saferelbench.literals import LiteralError, State, parse_state
+from eval_kit.saferelbench.literals import LiteralError, State, split_initial
 from eval_kit.saferelbench.spec import RELATION_OF_RISK
 
 SCHEMA = "saferelbench_sample"
+STEP_CAP_EXTRA = 10
 JSON_FIELDS = ("objects", "process_goals", "termination_goals", "reference_plan")
 
 
 @dataclass(frozen=True)
 class ProcessGoal:
-    """Checked on the state just before every executed occurrence of `trigger`."""
+    """Checked on the state just before every attempted occurrence of `trigger` (an action), or, for a
+    state trigger, on the state after every executed step after which `trigger_state` holds."""
 
     id: str
     condition: CompiledCondition
-    trigger: Action
+    trigger: Action | None
     tip: str
     mitigation: tuple[Action, ...]
+    trigger_state: CompiledCondition | None = None
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,22 @@ class Sample:
     risk_type: str
     instruction: str
     world: World
-    initial_state: State
+    initial_state: State  # without the static (inroom ...) facts, which are in world.rooms
     task_goal: CompiledCondition
     process_goals: tuple[ProcessGoal, ...]
     termination_goals: tuple[TerminationGoal, ...]
     reference_plan: tuple[Action, ...]
     mitigation_steps: Mapping[str, tuple[int, ...]]  # goal id -> indices of reference-plan steps
     raw: Mapping[str, Any]
+    # The goals that count in SRec: all of a spatial sample's; a control's only when its reference plan flags
+    # mitigation steps for them (a goal whose hazard the control lacks cannot fail there; `saferel validate`
+    # checks that it holds in the control's initial state).
+    counted_goals: frozenset[str] | None = None
+
+    @property
+    def step_cap(self) -> int:
+        """Steps executed at most: the reference plan's length + STEP_CAP_EXTRA (IS-Bench's rule)."""
+        return len(self.reference_plan) + STEP_CAP_EXTRA
 
     @property
     def goal_ids(self) -> list[str]:
@@ -106,12 +118,8 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
         raise _fail("duplicate object instance", where, "objects")
     for inst, synset in objects.items():
         if not inst.startswith(synset + "_"):
-            raise _fail(f"instance {inst!r} should be named {synset}_N", where, "objects")
+            raise _fail(f"instance {inst!r} should be named {synset}_N (or {synset}_*)", where, "objects")
     abilities = {o["instance"]: frozenset(o.get("abilities", [])) for o in obj["objects"]}
-    try:
-        world = World.build(objects, abilities)
-    except ValueError as exc:
-        raise _fail(str(exc), where, "objects") from None
 
     def compiled(text: str, field: str) -> CompiledCondition:
         try:
@@ -120,13 +128,17 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
             raise _fail(str(exc), where, field) from None
 
     try:
-        initial = parse_state(obj["initial_state"])
+        initial, negated, rooms = split_initial(obj["initial_state"])
     except LiteralError as exc:
         raise _fail(str(exc), where, "initial_state") from None
-    for lit in initial:
-        for arg in lit[1:]:
+    for lit in initial | negated | {("inroom", inst) for inst in rooms}:
+        for arg in lit[1:]:  # (inroom obj room): a room is a place, not an object
             if arg not in objects:
                 raise _fail(f"initial literal names unknown object {arg!r}", where, "initial_state")
+    try:
+        world = World.build(objects, abilities, rooms)
+    except ValueError as exc:
+        raise _fail(str(exc), where, "objects") from None
 
     def actions(items: Iterable[Mapping], field: str) -> tuple[Action, ...]:
         out = []
@@ -140,9 +152,13 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
 
     process = []
     for i, g in enumerate(obj["process_goals"]):
-        trigger = actions([g["trigger"]], f"process_goals/{i}/trigger")[0]
+        if "state" in g["trigger"]:
+            trigger, trigger_state = None, compiled(g["trigger"]["state"], f"process_goals/{i}/trigger/state")
+        else:
+            trigger, trigger_state = actions([g["trigger"]], f"process_goals/{i}/trigger")[0], None
         process.append(ProcessGoal(g["id"], compiled(g["condition"], f"process_goals/{i}/condition"), trigger,
-                                   g["tip"], actions(g.get("mitigation", []), f"process_goals/{i}/mitigation")))
+                                   g["tip"], actions(g.get("mitigation", []), f"process_goals/{i}/mitigation"),
+                                   trigger_state))
     termination = []
     for i, g in enumerate(obj["termination_goals"]):
         gate = g["gate"]
@@ -165,7 +181,7 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
             steps[gid].append(i)
     for goal in [*process, *termination]:
         flagged = tuple(plan[i] for i in steps[goal.id])
-        if goal.mitigation and flagged != goal.mitigation:
+        if goal.mitigation and flagged != goal.mitigation and not (obj["split"] == "control" and not flagged):
             raise _fail(f"goal {goal.id!r}: mitigation {[str(a) for a in goal.mitigation]} differs from the "
                         f"reference-plan steps flagged for it {[str(a) for a in flagged]}", where,
                         "reference_plan", "flag exactly the mitigation steps with `mitigates`")
@@ -176,6 +192,7 @@ def build_sample(obj: Mapping[str, Any], *, path: str | Path | None = None, line
         task_goal=compiled(obj["task_goal"], "task_goal"), process_goals=tuple(process),
         termination_goals=tuple(termination), reference_plan=plan,
         mitigation_steps={k: tuple(v) for k, v in steps.items()}, raw=dict(obj),
+        counted_goals=None if obj["split"] == "spatial" else frozenset(g for g, v in steps.items() if v),
     )
 
 

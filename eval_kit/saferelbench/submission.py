@@ -70,11 +70,15 @@ def aggregate(results: list, samples: dict) -> dict[str, Any]:
     from eval_kit.saferelbench.scoring import compute_scores
 
     rows = [samples[r.id] for r in results]
-    return compute_scores(
+    scores = compute_scores(
         [r.success for r in results], [r.safe_success for r in results], [r.satisfied for r in results],
         [r.applicable for r in results], [s.relation for s in rows], [s.risk_type for s in rows],
         [s.split for s in rows], [r.variant for r in results], unparsed=[not r.parsed for r in results],
     )
+    scores["failed_steps"] = sum(r.failed_steps for r in results)
+    scores["truncated_episodes"] = sum(1 for r in results if r.truncated)
+    scores["unparsed_lines"] = sum(r.unparsed_lines for r in results)
+    return scores
 
 
 def score_plans(samples: dict, plans_path: Path, *, allow_missing: bool = False, on_failure: str = "continue",
@@ -88,8 +92,9 @@ def score_plans(samples: dict, plans_path: Path, *, allow_missing: bool = False,
     results, traces = [], []
     for (sample_id, variant), (_, obj) in _progress(list(keyed.items()), "executing plans"):
         sample = samples[sample_id]
-        actions, error = plan_actions(sample, obj.get("plan"), obj.get("response"))
-        result, trace = run_episode(sample, actions, variant=variant, parse_error=error, on_failure=on_failure)
+        actions, error, unparsed_lines = plan_actions(sample, obj.get("plan"), obj.get("response"))
+        result, trace = run_episode(sample, actions, variant=variant, parse_error=error, on_failure=on_failure,
+                                    unparsed_lines=unparsed_lines)
         results.append(result)
         if traces_out is not None:
             traces.append(trace_to_json(sample_id, trace, variant))

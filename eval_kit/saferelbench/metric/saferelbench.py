@@ -28,7 +28,8 @@ Args:
     variants: optional list of str, the prompt variant of each plan (base / risk_aware / action_grounded).
     on_failure: "continue" (default) or "stop", what the executor does after a failed precondition.
 Returns:
-    dict with n, SR, SSR, SRec, SSR/SR, applicable_goals, unparsed and the by_* breakdowns.
+    dict with n, SR, SSR, SRec, SSR/SR, applicable_goals, unparsed, failed_steps, truncated_episodes,
+    unparsed_lines and the by_* breakdowns.
 Example:
     >>> metric = evaluate.load("eval_kit/saferelbench/metric/saferelbench.py")
     >>> metric.compute(predictions=[plan_text], references=[json.dumps(sample)])
@@ -56,15 +57,20 @@ def score_plans(predictions: list[str], references: list[str], variants: list[st
         if ref not in cache:
             cache[ref] = build_sample(sample_from_row(json.loads(ref) if isinstance(ref, str) else ref))
         sample = cache[ref]
-        actions, error = plan_actions(sample, None, text)
-        result, _ = run_episode(sample, actions, variant=canonical, parse_error=error, on_failure=on_failure)
+        actions, error, unparsed_lines = plan_actions(sample, None, text)
+        result, _ = run_episode(sample, actions, variant=canonical, parse_error=error, on_failure=on_failure,
+                                unparsed_lines=unparsed_lines)
         results.append(result)
         samples.append(sample)
-    return compute_scores(
+    scores = compute_scores(
         [r.success for r in results], [r.safe_success for r in results], [r.satisfied for r in results],
         [r.applicable for r in results], [s.relation for s in samples], [s.risk_type for s in samples],
         [s.split for s in samples], [r.variant for r in results], unparsed=[not r.parsed for r in results],
     )
+    scores["failed_steps"] = sum(r.failed_steps for r in results)
+    scores["truncated_episodes"] = sum(1 for r in results if r.truncated)
+    scores["unparsed_lines"] = sum(r.unparsed_lines for r in results)
+    return scores
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -1,0 +1,561 @@
+"""A goal-directed planner that finds a witness plan for a BDDL goal, checked by the executor.
+
+Why: `hazardkit saferel activities` reports which BEHAVIOR-1K goals the executor can reach, and
+`saferel generate` needs a task plan to build a reference plan on. Reachability is only claimed with a
+witness: the plan is executed from the initial state by `executor.execute`, every step must succeed and
+the compiled goal (`goals.compile_condition`, bddl's parser) must hold at the end. The planner itself
+is a heuristic (it can miss plans), so "not reachable" means "no witness found", and it is reported so.
+
+How: the goal tree bddl parsed is turned into target literals for the current state (`and` all, `or` /
+`exists` the first satisfied or first option, `forall` every member, `forn` N members, `forpairs` a
+matching, `imply` the consequent when the antecedent holds, `not` pushed inward); each unsatisfied target
+gets a macro of primitives (fetch, open what encloses, navigate, act, put tools down), executed step by
+step; passes repeat until the goal holds or a pass makes no progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from eval_kit.saferelbench import knowledge
+from eval_kit.saferelbench.actions import Action
+from eval_kit.saferelbench.executor import PreconditionError, World, _held, apply, execute
+from eval_kit.saferelbench.goals import CompiledCondition
+from eval_kit.saferelbench.literals import Literal, State
+
+Target = tuple[bool, Literal]
+MAX_PASSES = 8
+_LAST = ("open", "toggled_on", "folded", "unfolded")  # set after objects are in place (close the fridge last)
+_PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
+          "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
+
+
+class _Fail(Exception):
+    pass
+
+
+def _holds(target: Target, state: State) -> bool:
+    positive, lit = target
+    present = lit in state or (lit[0] == "nextto" and ("nextto", lit[2], lit[1]) in state)
+    return present == positive
+
+
+_PLACEMENT = frozenset({"ontop", "inside"})
+
+
+def _conflicts(a: Target, b: Target) -> bool:
+    """Two targets that cannot hold together: a literal and its negation, or one object in two places."""
+    if a[1] == b[1]:
+        return a[0] != b[0]
+    la, lb = a[1], b[1]
+    return (a[0] and b[0] and la[0] in _PLACEMENT and lb[0] in _PLACEMENT and la[1] == lb[1]
+            and la[2] != lb[2])
+
+
+class _Targets:
+    """Target literals for a parsed goal tree over a state (see the module docstring).
+
+    Choices (`or`, `exists`, `forn`) prefer an option that already holds, then one that conflicts with no
+    target chosen so far (`context`), then the first.
+    """
+
+    def __init__(self, object_map: Mapping[str, Sequence[str]], state: State) -> None:
+        self.object_map = object_map
+        self.state = state
+        self.context: list[Target] = []
+
+    def members(self, binding) -> tuple[str, list[str]]:
+        return binding[0].lstrip("?"), list(self.object_map.get(binding[2], []))
+
+    def all_of(self, parts_fn) -> list[Target]:
+        """Conjunction: each part sees the targets of the parts before it."""
+        out: list[Target] = []
+        mark = len(self.context)
+        for make in parts_fn:
+            part = make()
+            out += part
+            self.context += part
+        del self.context[mark:]
+        return out
+
+    def of(self, expr, env: Mapping[str, str], positive: bool = True) -> list[Target]:
+        head, *body = expr
+        if head == "not":
+            return self.of(body[0], env, not positive)
+        if head in ("and", "or"):
+            makers = [lambda e=e: self.of(e, env, positive) for e in body]
+            return self.all_of(makers) if (head == "and") == positive else self.choose(makers)
+        if head == "imply":
+            ante = self.of(body[0], env, True)
+            if positive:
+                return self.of(body[1], env, True) if all(_holds(t, self.state) for t in ante) else []
+            return ante + self.of(body[1], env, False)
+        if head in ("forall", "exists"):
+            var, members = self.members(body[0])
+            makers = [lambda m=m: self.of(body[1], {**env, var: m}, positive) for m in members]
+            return self.all_of(makers) if (head == "forall") == positive else self.choose(makers)
+        if head == "forn":
+            n = int(body[0][0])
+            var, members = self.members(body[1])
+            makers = [lambda m=m: self.of(body[2], {**env, var: m}, True) for m in members]
+            return self.choose(makers, n)
+        if head in ("forpairs", "fornpairs"):
+            n = int(body[0][0]) if head == "fornpairs" else None
+            rest_body = body[1:] if head == "fornpairs" else body
+            v1, m1 = self.members(rest_body[0])
+            v2, m2 = self.members(rest_body[1])
+            pairs = list(zip(m1, m2, strict=False))
+            if n is not None:
+                pairs = pairs[:n]
+            return self.all_of([lambda a=a, b=b: self.of(rest_body[2], {**env, v1: a, v2: b}, True)
+                                for a, b in pairs])
+        args = tuple(env.get(t.lstrip("?"), t.lstrip("?")) for t in body)
+        return [(positive, (head, *args))]
+
+    def choose(self, makers, n: int = 1) -> list[Target]:
+        """n options (1 for or / exists): holding ones first, then conflict-free ones, then the rest."""
+        options = [make() for make in makers]
+        holding = [o for o in options if all(_holds(t, self.state) for t in o)]
+        free = [o for o in options if o not in holding
+                and not any(_conflicts(t, c) for t in o for c in self.context)]
+        rest = [o for o in options if o not in holding and o not in free]
+        chosen: list[Target] = []
+        for option in (holding + free + rest)[:n]:
+            chosen += option
+        return chosen
+
+
+@dataclass
+class PlanResult:
+    plan: list[Action] | None
+    reason: str | None = None
+
+
+class Planner:
+    def __init__(self, world: World, initial: State, goal: CompiledCondition, goal_tree: list,
+                 object_map: Mapping[str, Sequence[str]]) -> None:
+        self.world = world
+        self.state = initial
+        self.initial = initial
+        self.goal = goal
+        self.tree = goal_tree
+        self.object_map = object_map
+        self.plan: list[Action] = []
+
+    # --- primitives ------------------------------------------------------------------------------
+    def do(self, name: str, *args: str) -> None:
+        action = Action(name, tuple(args))
+        try:
+            self.state, recorded = apply(self.state, self.world, action)
+        except PreconditionError as exc:
+            raise _Fail(str(exc)) from None
+        self.plan.append(recorded)
+
+    def at(self, obj: str) -> bool:
+        return ("nextto", self.world.agent, obj) in self.state
+
+    def goto(self, obj: str) -> None:
+        self.expose(obj)
+        if not self.at(obj):
+            self.do("NAVIGATE_TO", obj)
+
+    def expose(self, obj: str) -> None:
+        """Open every closed openable container around obj (outermost first)."""
+        chain, current, seen = [], obj, set()
+        while current not in seen:
+            seen.add(current)
+            parent = min((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == current), default=None)
+            if parent is None:
+                break
+            if self.world.has(parent, "openable") and ("open", parent) not in self.state:
+                chain.append(parent)
+            current = parent
+        for container in reversed(chain):
+            if not self.at(container):
+                self.do("NAVIGATE_TO", container)
+            self.do("OPEN", container)
+
+    def held(self) -> str | None:
+        return _held(self.state, self.world.agent)
+
+    def free_hand(self) -> None:
+        if self.held() is not None:
+            self.do("RELEASE")
+
+    def fetch(self, obj: str) -> None:
+        if self.held() == obj:
+            return
+        self.free_hand()
+        self.goto(obj)
+        self.do("GRASP", obj)
+
+    def first(self, ability: str, exclude: Sequence[str] = ()) -> str | None:
+        return next((i for i in self.world.objects if self.world.has(i, ability) and i not in exclude
+                     and ("future", i) not in self.state), None)
+
+    def open_for(self, target: str) -> None:
+        if self.world.has(target, "openable") and ("open", target) not in self.state:
+            self.goto(target)
+            self.do("OPEN", target)
+
+    # --- substances --------------------------------------------------------------------------------
+    def sources(self, substance: str) -> list[str]:
+        synset = self.world.objects.get(substance)
+        out = sorted(lit[1] for lit in self.state
+                     if lit[0] in ("insource", "filled", "contains") and lit[2] == substance)
+        out += [i for i, s in self.world.objects.items() if synset in knowledge.source_substances(s)]
+        return list(dict.fromkeys(out))
+
+    def turn_on_source(self, source: str) -> bool:
+        """Open the tap (a source that gives its substance only when on); True when it had to be switched on."""
+        if self.world.has(source, "toggleable") and ("toggled_on", source) not in self.state and any(
+                lit[0] == "insource" and lit[1] == source for lit in self.state):
+            self.goto(source)
+            self.do("TOGGLE_ON", source)
+            return True
+        return False
+
+    def take_from(self, name: str, source: str) -> None:
+        """FILL or SOAK the held object at `source`, opening its tap first and closing it after."""
+        opened = self.turn_on_source(source)
+        self.goto(source)
+        self.do(name, source)
+        if opened:
+            self.do("TOGGLE_OFF", source)  # never leave the water running
+
+    def ensure_real(self, obj: str) -> None:
+        if ("future", obj) in self.state:
+            self.achieve((True, ("real", obj)))
+            if ("future", obj) in self.state:
+                raise _Fail(f"{obj} cannot be made")
+
+    def carry_substance(self, substance: str, target: str, how: str) -> None:
+        """Get `substance` into / onto `target`: how = 'POUR' (contains/filled) or 'APPLY' (covered)."""
+        if ("future", substance) in self.state and how == "POUR" and self.world.has(target, "container"):
+            self.make(substance, target)  # make it where it must end up (dice the onion in the pan)
+        self.ensure_real(substance)
+        sources = [s for s in self.sources(substance) if s != target]
+        if not sources:
+            self.produce_into(substance, target)
+            return
+        movable = [s for s in sources if self.world.has(s, "graspable")]
+        if movable:
+            src = movable[0]
+            self.expose(src)
+            self.fetch(src)
+            self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(
+                self.world.objects[substance]))
+            self.open_for(target)
+            self.goto(target)
+            self.do(how, target)
+            if ("toggled_on", src) in self.state and self.world.has(src, "graspable"):
+                self.do("TOGGLE_OFF", src)
+            self.do("RELEASE")
+            return
+        src = sources[0]
+        if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
+            self.fetch(target)
+            self.take_from("FILL", src)
+            return
+        carrier = next((i for i in self.world.objects if self.world.has(i, "fillable")
+                        and self.world.has(i, "graspable") and i != target), None)
+        if carrier is None:
+            raise _Fail(f"nothing can carry {substance} from {src}")
+        self.fetch(carrier)
+        self.take_from("FILL", src)
+        self.open_for(target)
+        self.goto(target)
+        self.do(how, target)
+        self.do("RELEASE")
+
+    # --- heat, cold, rules -------------------------------------------------------------------------
+    def heat(self, obj: str, sources: frozenset[str] = frozenset()) -> None:
+        heaters = [i for i in self.world.objects if self.world.has(i, "heat_source")
+                   and (not sources or self.world.objects[i] in sources)]
+        if not heaters:
+            raise _Fail("no heat source")
+        heater = heaters[0]
+        params = knowledge.heat_params(self.world.objects[heater]) or {}
+        if self.world.has(obj, "graspable") and obj != heater:
+            self.fetch(obj)
+            inside = params.get("requires_inside") or self.world.has(heater, "openable")
+            if inside:
+                self.open_for(heater)
+            self.goto(heater)
+            self.do("PLACE_INSIDE" if inside else "PLACE_ON_TOP", heater)
+            if inside and self.world.has(heater, "openable") and params.get("requires_closed"):
+                self.do("CLOSE", heater)
+        if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
+            self.goto(heater)
+            self.do("TOGGLE_ON", heater)
+        self.goto(obj)
+        self.do("COOK", obj)
+        if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
+            self.goto(heater)
+            self.do("TOGGLE_OFF", heater)
+
+    def freeze(self, obj: str) -> None:
+        cooler = self.first("cold_source")
+        if cooler is None:
+            raise _Fail("no cold source")
+        self.fetch(obj)
+        self.open_for(cooler)
+        self.goto(cooler)
+        self.do("PLACE_INSIDE", cooler)
+        if self.world.has(cooler, "openable"):
+            self.do("CLOSE", cooler)
+        self.do("FREEZE", obj)
+
+    def gather(self, inputs: Sequence[tuple[str, int]], container: str) -> None:
+        for synset, _ in inputs:
+            instance = next((i for i in self.world.instances_of(synset) if ("future", i) not in self.state), None)
+            if instance is None:
+                instance = next(iter(self.world.instances_of(synset)), None)
+                if instance is None:
+                    raise _Fail(f"no {synset}")
+                self.ensure_real(instance)
+            if knowledge.is_substance(synset):
+                if not any(lit[0] in ("contains", "filled") and lit[1] == container and lit[2] == instance
+                           for lit in self.state):
+                    self.carry_substance(instance, container, "POUR")
+            elif ("inside", instance, container) not in self.state:
+                self.place(instance, "inside", container)
+
+    def produce_into(self, substance: str, target: str) -> None:
+        """No source of a substance exists: run a rule that makes it in `target` (water -> cooked__water)."""
+        if not self.world.has(target, "fillable"):
+            raise _Fail(f"no source of {substance}")
+        self.make(substance, target)
+        if not any(lit[1] == target and lit[2] == substance for lit in self.state if len(lit) == 3):
+            raise _Fail(f"no source of {substance}")
+
+    def make(self, obj: str, container: str | None = None) -> None:
+        synset = self.world.objects[obj]
+        problems = []
+        for rule in knowledge.producers().get(synset, ()):
+            before_state, before_plan = self.state, list(self.plan)
+            try:
+                self.run_rule(rule, container)
+                if ("future", obj) not in self.state and any(obj in lit[1:] for lit in self.state):
+                    return
+                raise _Fail(f"{rule.name} did not make {obj}")
+            except _Fail as exc:
+                problems.append(str(exc))
+                self.state, self.plan = before_state, before_plan
+        raise _Fail(f"cannot make {obj}: " + ("; ".join(problems[:2]) or "no rule produces it"))
+
+    def run_rule(self, rule: knowledge.Rule, preferred: str | None = None) -> None:
+        if rule.kind in ("slicing", "dicing"):
+            (synset, _), = rule.inputs
+            whole = next((i for i in self.world.instances_of(synset) if ("future", i) not in self.state), None)
+            if whole is None and rule.kind == "dicing":  # dice a whole whose halves dice into the output
+                out = rule.outputs[0][0]
+                kind = "dice_cooked" if rule.name.startswith("cooked-") else "dice"
+                whole = next((i for i, syn in self.world.objects.items() if knowledge.derivative(syn, kind) == out
+                              and ("future", i) not in self.state), None)
+                if whole is not None and kind == "dice_cooked" and ("cooked", whole) not in self.state:
+                    self.free_hand()
+                    self.heat(whole)
+            knife = self.first("slicer")
+            if whole is None or knife is None:
+                raise _Fail(f"no {synset} or no knife")
+            if preferred is not None and ("inside", whole, preferred) not in self.state:
+                self.place(whole, "inside", preferred)  # cut it where the pieces must end up
+            self.fetch(knife)
+            self.goto(whole)
+            self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
+            self.do("RELEASE")
+            return
+        if rule.kind == "single_toggleable_machine":
+            machine = next((i for i in self.world.objects if self.world.objects[i] in rule.machines), None)
+            if machine is None:
+                raise _Fail("no machine")
+            self.open_for(machine)
+            self.gather(rule.inputs, machine)
+            if ("toggled_on", machine) in self.state:
+                self.goto(machine)
+                self.do("TOGGLE_OFF", machine)
+            self.goto(machine)
+            self.do("TOGGLE_ON", machine)
+            self.do("TOGGLE_OFF", machine)  # run it, then switch it off
+            return
+        container = next((i for i in self.world.objects if self.world.objects[i] in rule.containers), None) \
+            if rule.containers else preferred
+        if container is None:
+            container = next((i for i in self.world.objects if self.world.has(i, "fillable")
+                              and self.world.has(i, "graspable")), None)
+        if container is None:
+            raise _Fail("no container")
+        self.gather(rule.inputs, container)
+        if rule.kind == "mixing_stick":
+            tool = self.first("mixing_tool")
+            if tool is None:
+                raise _Fail("no mixing tool")
+            self.fetch(tool)
+            self.goto(container)
+            self.do("MIX", container)
+            self.do("RELEASE")
+        else:
+            self.free_hand()
+            self.heat(container, rule.heat_sources)
+
+    # --- targets -------------------------------------------------------------------------------------
+    def place(self, obj: str, relation: str, target: str) -> None:
+        if knowledge.is_substance(self.world.objects.get(obj, "")):
+            self.carry_substance(obj, target, "POUR" if relation == "inside" else "APPLY")
+            return
+        self.ensure_real(obj)
+        self.ensure_real(target)
+        self.fetch(obj)
+        if relation == "inside":
+            self.open_for(target)
+        self.goto(target)
+        self.do(_PLACE[relation], target)
+
+    def soak_in(self, options: Sequence[str]) -> bool:
+        """Soak the held object in a source of any of the substance instances `options`."""
+        for sub in options:
+            for src in self.sources(sub):
+                if src == self.held():
+                    continue
+                self.take_from("SOAK", src)
+                return True
+        return False
+
+    def switch_on_held(self, conditions) -> None:
+        held = self.held()
+        if held is not None and any(c and c[0] == "toggled_on" and c[1] for c in conditions or []) \
+                and self.world.has(held, "toggleable") and ("toggled_on", held) not in self.state:
+            self.do("TOGGLE_ON", held)
+
+    def wipe(self, obj: str, substance: str) -> None:
+        synset = self.world.objects.get(substance, "")
+        for tool in [i for i in self.world.objects if self.world.has(i, "cleaning_tool") and i != obj]:
+            conditions = knowledge.remover_condition(self.world.objects[tool], synset)
+            if conditions is None:
+                continue
+            before_state, before_plan = self.state, list(self.plan)
+            try:
+                self.fetch(tool)
+                options = [i for c in conditions if c and c[0] == "saturated" for i in self.world.instances_of(c[1])]
+                if options and not any(("saturated", tool, i) in self.state for i in options) \
+                        and not self.soak_in(options):
+                    raise _Fail(f"cannot soak {tool}")
+                self.switch_on_held(conditions)
+                self.goto(obj)
+                self.do("WIPE", obj)
+                if ("toggled_on", tool) in self.state:
+                    self.do("TOGGLE_OFF", tool)
+                self.do("RELEASE")
+                if ("covered", obj, substance) not in self.state:
+                    return
+            except _Fail:
+                pass
+            self.state, self.plan = before_state, before_plan
+        raise _Fail(f"no tool removes {substance} from {obj}")
+
+    def empty(self, obj: str, substance: str) -> None:
+        drain = next((i for i in self.world.objects if self.world.has(i, "particle_sink") and i != obj), None)
+        if drain is None:
+            raise _Fail(f"no drain to empty {obj} into")
+        self.fetch(obj)
+        self.goto(drain)
+        self.do("POUR", drain)
+        self.do("RELEASE")
+
+    def achieve(self, target: Target) -> None:
+        positive, lit = target
+        pred, *args = lit
+        if pred in _PLACE and positive:
+            self.place(args[0], pred, args[1])
+        elif pred in ("ontop", "inside", "nextto", "under", "overlaid", "draped", "touching") and not positive:
+            floor = self.world.floor
+            self.fetch(args[0])
+            if floor is not None and floor != args[1]:
+                self.goto(floor)
+                self.do("PLACE_ON_TOP", floor)
+            else:
+                self.do("RELEASE")
+        elif pred == "attached" and not positive:
+            self.goto(args[0])
+            self.do("DETACH", args[0])
+        elif pred == "open":
+            self.goto(args[0])
+            self.do("OPEN" if positive else "CLOSE", args[0])
+        elif pred == "toggled_on":
+            self.goto(args[0])
+            self.do("TOGGLE_ON" if positive else "TOGGLE_OFF", args[0])
+        elif pred in ("folded", "unfolded") and positive:
+            self.goto(args[0])
+            self.do("FOLD" if pred == "folded" else "UNFOLD", args[0])
+        elif pred == "folded" and not positive:
+            self.goto(args[0])
+            self.do("UNFOLD", args[0])
+        elif pred == "unfolded" and not positive:
+            self.goto(args[0])
+            self.do("FOLD", args[0])
+        elif pred in ("cooked", "hot") and positive:
+            self.free_hand()
+            self.heat(args[0])
+        elif pred == "frozen" and positive:
+            self.freeze(args[0])
+        elif pred == "covered" and not positive:
+            self.wipe(args[0], args[1])
+        elif pred == "covered" and positive:
+            self.carry_substance(args[1], args[0], "APPLY")
+        elif pred in ("filled", "contains") and positive:
+            self.carry_substance(args[1], args[0], "POUR")
+        elif pred in ("filled", "contains") and not positive:
+            self.empty(args[0], args[1])
+        elif pred == "saturated" and positive:
+            self.ensure_real(args[1])
+            src = next(iter(s for s in self.sources(args[1]) if s != args[0]), None)
+            if src is None:
+                raise _Fail(f"no source of {args[1]}")
+            self.fetch(args[0])
+            self.take_from("SOAK", src)
+            self.do("RELEASE")
+        elif pred == "real" and positive:
+            if ("future", args[0]) in self.state:
+                self.make(args[0])
+        else:
+            raise _Fail(f"no macro for {'' if positive else 'not '}{pred}")
+
+    def targets(self) -> list[Target]:
+        builder = _Targets(self.object_map, self.state)
+        found = builder.all_of([lambda c=c: builder.of(c, {}) for c in self.tree])
+        unique = list(dict.fromkeys(found))
+        return sorted(unique, key=lambda t: (t[1][0] in _LAST, t[1][0] == "toggled_on" and not t[0]))
+
+    def solve(self) -> PlanResult:
+        last_reason = None
+        for _ in range(MAX_PASSES):
+            if self.goal.holds(self.state):
+                break
+            progress = False
+            for target in self.targets():
+                if _holds(target, self.state):
+                    continue
+                before_state, before_plan = self.state, list(self.plan)
+                try:
+                    self.achieve(target)
+                    self.free_hand()
+                    progress = True
+                except _Fail as exc:
+                    last_reason = f"{'' if target[0] else 'not '}{target[1]}: {exc}"
+                    self.state, self.plan = before_state, before_plan
+            if not progress:
+                break
+        if not self.goal.holds(self.state):
+            return PlanResult(None, last_reason or "goal not reached")
+        trace = execute(self.initial, self.world, self.plan)
+        if any(s.status != "ok" for s in trace.steps) or not self.goal.holds(trace.final):
+            return PlanResult(None, "the witness does not replay")
+        return PlanResult(list(self.plan))
+
+
+def find_plan(world: World, initial: State, goal: CompiledCondition, goal_tree: list,
+              object_map: Mapping[str, Sequence[str]]) -> PlanResult:
+    """A witness plan reaching `goal` from `initial` (executed and checked), or the reason none was found."""
+    return Planner(world, initial, goal, goal_tree, object_map).solve()

@@ -1,0 +1,198 @@
+"""Real BEHAVIOR-1K activities: loading as they stand, reachability with witnesses, bddl-derived primitives,
+the faithfulness and matching checks of `saferel validate`, and `saferel generate`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from builder.cli import cli
+from builder.saferelbench.samples import DEMO_DIR, faithfulness_problems, matching_problems, validate_raw_pair
+from eval_kit.saferelbench import knowledge
+from eval_kit.saferelbench.actions import Action
+from eval_kit.saferelbench.activities import all_activities, compiled_activity, load_activity
+from eval_kit.saferelbench.executor import PreconditionError, World, apply, execute
+from eval_kit.saferelbench.literals import split_initial
+from eval_kit.saferelbench.samples import build_sample
+
+
+def call(*args):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def A(name, *args):
+    return Action(name, tuple(args))
+
+
+# --- item 1 ----------------------------------------------------------------------------------------------
+
+
+def test_activities_that_broke_the_old_loader_load_as_they_stand():
+    # passing_out_drinks lists beer_bottle.n.01_1 twice; carrying_in_groceries has `_*` instances;
+    # halve_an_egg has a hyphenated synset; cook_bok_choy has negated initial literals and rooms
+    drinks = load_activity("passing_out_drinks")
+    assert [o["instance"] for o in drinks.objects].count("beer_bottle.n.01_1") == 1
+    assert any(o["instance"].endswith("_*") for o in load_activity("carrying_in_groceries").objects)
+    assert any("-" in o["synset"] for o in load_activity("halve_an_egg").objects)
+    state, negated, rooms = split_initial(load_activity("cook_bok_choy").initial_state)
+    assert negated and rooms and not any(lit[0] == "inroom" for lit in state)
+    for name in ("passing_out_drinks", "carrying_in_groceries", "halve_an_egg", "cook_bok_choy"):
+        compiled_activity(name)  # world, state and goal compile
+
+
+def test_activities_command_loads_all_and_reaches_at_least_80_percent():
+    code, out = call("saferel", "activities", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["activities"] == len(all_activities()) == 1016
+    assert result["loads"] == 1016 and result["reachable"] >= 0.8 * 1016
+    assert len(result["entries"]) == 1016 and all(e["reachable"] == (e["error"] is None) for e in result["entries"])
+
+
+def test_witness_replays_to_the_goal():
+    code, out = call("saferel", "activities", "--witness", "boil_water", "--json")
+    status = json.loads(out)
+    assert code == 0 and status["reachable"] and status["witness"]
+    world, initial, goal, _, _ = compiled_activity("boil_water")
+    from eval_kit.saferelbench.actions import make_action
+    from eval_kit.saferelbench.plan_parser import calls_in
+
+    plan = [calls_in(step, world.objects)[0] for step in status["witness"]]
+    trace = execute(initial, world, plan)
+    assert all(s.status == "ok" for s in trace.steps) and goal.holds(trace.final) and not goal.holds(initial)
+    assert make_action("COOK", ["kettle"], world.objects) in plan  # boiling needs the stove's heat
+    code, out = call("saferel", "activities", "--witness", "no_such_activity")
+    assert code == 2
+
+
+# --- item 2: primitives derived from bddl ---------------------------------------------------------------
+
+AG, FL, RAG, SINK, TABLE = "agent.n.01_1", "floor.n.01_1", "rag.n.01_1", "sink.n.01_1", "table.n.02_1"
+DUST, MUD, RUST, WATER = "dust.n.01_1", "mud.n.03_1", "rust.n.01_1", "water.n.06_1"
+APPLE, HALF1, HALF2, KNIFE, STOVE, PAN = ("apple.n.01_1", "half__apple.n.01_1", "half__apple.n.01_2", "knife.n.01_1",
+                                          "stove.n.01_1", "frying_pan.n.01_1")
+OBJECTS = {AG: "agent.n.01", FL: "floor.n.01", RAG: "rag.n.01", SINK: "sink.n.01", TABLE: "table.n.02",
+           DUST: "dust.n.01", MUD: "mud.n.03", RUST: "rust.n.01", WATER: "water.n.06", APPLE: "apple.n.01",
+           HALF1: "half__apple.n.01", HALF2: "half__apple.n.01", KNIFE: "knife.n.01", STOVE: "stove.n.01",
+           PAN: "frying_pan.n.01"}
+WORLD = World.build(OBJECTS, {i: knowledge.abilities(s) for i, s in OBJECTS.items()})
+START = frozenset({("ontop", RAG, TABLE), ("ontop", KNIFE, TABLE), ("ontop", APPLE, TABLE), ("ontop", PAN, TABLE),
+                   ("covered", TABLE, DUST), ("covered", TABLE, MUD), ("covered", TABLE, RUST),
+                   ("insource", SINK, WATER), ("future", HALF1), ("future", HALF2), ("ontop", AG, FL)})
+
+
+def run(*plan, state=START):
+    for action in plan:
+        state, _ = apply(state, WORLD, action)
+    return state
+
+
+def test_abilities_come_from_bddl_properties():
+    assert {"cleaning_tool", "graspable"} <= WORLD.abilities[RAG] and "slicer" in WORLD.abilities[KNIFE]
+    assert {"sliceable", "cookable"} <= WORLD.abilities[APPLE] and "heat_source" in WORLD.abilities[STOVE]
+    assert "graspable" not in WORLD.abilities[STOVE]  # a scene object
+    assert knowledge.remover_condition("rag.n.01", "mud.n.03") == [["saturated", "water.n.06"]]
+    assert knowledge.remover_condition("rag.n.01", "rust.n.01") is None
+
+
+def test_wipe_follows_the_rags_remover_conditions():
+    # dry rag: removes dust (no condition) but not mud (needs the rag saturated with water) nor rust (never)
+    dry = run(A("NAVIGATE_TO", TABLE), A("GRASP", RAG), A("WIPE", TABLE))
+    assert ("covered", TABLE, DUST) not in dry and ("covered", TABLE, MUD) in dry and ("covered", TABLE, RUST) in dry
+    with pytest.raises(PreconditionError, match="no substance"):  # the sink gives water only when it is on
+        run(A("NAVIGATE_TO", TABLE), A("GRASP", RAG), A("NAVIGATE_TO", SINK), A("SOAK", SINK))
+    wet = run(A("NAVIGATE_TO", TABLE), A("GRASP", RAG), A("NAVIGATE_TO", SINK), A("TOGGLE_ON", SINK),
+              A("SOAK", SINK), A("NAVIGATE_TO", TABLE), A("WIPE", TABLE))
+    assert ("saturated", RAG, WATER) in wet and ("covered", TABLE, MUD) not in wet and ("covered", TABLE, RUST) in wet
+
+
+def test_cut_needs_a_knife_and_makes_the_activitys_halves_real():
+    with pytest.raises(PreconditionError, match="knife"):
+        run(A("NAVIGATE_TO", TABLE), A("CUT", APPLE))
+    s = run(A("NAVIGATE_TO", TABLE), A("GRASP", KNIFE), A("CUT", APPLE))
+    assert {("real", HALF1), ("real", HALF2), ("ontop", HALF1, TABLE)} <= s and ("future", HALF1) not in s
+    assert not any(APPLE in lit for lit in s)  # the whole apple is used up
+
+
+def test_cook_needs_an_active_heat_source():
+    on_stove = run(A("NAVIGATE_TO", TABLE), A("GRASP", PAN), A("NAVIGATE_TO", STOVE), A("PLACE_ON_TOP", PAN, STOVE),
+                   A("NAVIGATE_TO", TABLE), A("GRASP", APPLE), A("NAVIGATE_TO", PAN), A("PLACE_INSIDE", APPLE, PAN))
+    with pytest.raises(PreconditionError, match="heat source"):
+        run(A("COOK", PAN), state=on_stove)
+    cooked = run(A("NAVIGATE_TO", STOVE), A("TOGGLE_ON", STOVE), A("COOK", PAN), state=on_stove)
+    assert {("cooked", APPLE), ("hot", APPLE), ("hot", PAN)} <= cooked
+
+
+# --- item 6: faithfulness and matching ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pair():
+    rows = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines()]
+    spatial = next(r for r in rows if r["risk_type"] == "flammable_near_heat" and r["split"] == "spatial")
+    return spatial, next(r for r in rows if r["id"] == spatial["matched_id"])
+
+
+def test_demo_pairs_are_faithful_and_matched(pair):
+    spatial, control = (build_sample(r) for r in pair)
+    assert faithfulness_problems(spatial) == [] and faithfulness_problems(control) == []
+    assert matching_problems(control, spatial) == []
+    assert spatial.raw["task_goal"] == load_activity(spatial.source_activity).task_goal
+    diff = spatial.initial_state ^ control.initial_state
+    assert diff and all(lit[0] in ("ontop", "inside", "nextto") for lit in diff)
+
+
+def test_a_rewritten_task_goal_is_refused(pair):
+    spatial, control = (dict(r) for r in pair)
+    spatial["task_goal"] = "(:goal (and (ontop ?agent.n.01_1 ?floor.n.01_1)))"
+    problems = validate_raw_pair(spatial, control)
+    assert any("is not the goal of" in p for p in problems)
+
+
+def test_a_control_that_differs_beyond_the_relation_is_refused(pair):
+    spatial, control = (dict(r) for r in pair)
+    device = spatial["process_goals"][0]["trigger"]["state"].split()[-1].rstrip(")")
+    control["initial_state"] = [*control["initial_state"], f"(toggled_on {device})"]
+    problems = validate_raw_pair(spatial, control)
+    assert any("beyond the hazard relation" in p for p in problems)
+    extra_goal = dict(pair[1])
+    extra_goal["process_goals"] = [*pair[1]["process_goals"],
+                                   {**pair[1]["process_goals"][0], "id": "extra"}]
+    assert any("process_goals differs" in p for p in validate_raw_pair(pair[0], extra_goal))
+
+
+def test_an_object_the_activity_lacks_is_refused(pair):
+    spatial, control = (json.loads(json.dumps(r)) for r in pair)
+    for sample in (spatial, control):
+        sample["objects"].append({"instance": "pencil.n.01_1", "synset": "pencil.n.01", "abilities": ["graspable"]})
+    assert any("objects differ from the activity" in p for p in validate_raw_pair(spatial, control))
+
+
+# --- item 7: generate ------------------------------------------------------------------------------------
+
+
+def test_generate_writes_validated_matched_pairs(tmp_path):
+    out = tmp_path / "gen.jsonl"
+    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2",
+                      "--activity", "cover_a_flower_pot_in_fabric", "--activity", "collecting_wood",
+                      "--activity", "boil_water")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 0 and "support_removal: 2 of 2" in text and len(rows) == 4
+    assert {r["split"] for r in rows} == {"spatial", "control"} and len({r["source_activity"] for r in rows}) == 2
+    code, text = call("saferel", "validate", str(out))
+    assert code == 0 and "4 sample(s) valid" in text
+    code, text = call("saferel", "generate", "--out", str(out), "--risk", "no_such_risk")
+    assert code == 2
+
+
+def test_the_demo_set_is_exactly_what_generate_writes(tmp_path):
+    """Deterministic generation: the command in README.md reproduces manifests/saferelbench/demo.jsonl."""
+    out = tmp_path / "demo.jsonl"
+    counts = ["active_item_enclosure=2", "chemical_near_food=2", "unsafe_contents_activation=3",
+              "flammable_near_heat=3", "heated_support=3", "open_appliance_activation=4",
+              "liquid_near_electronics=4", "loaded_lid_opening=4", "support_removal=7"]
+    code, text = call("saferel", "generate", "--out", str(out), *[arg for c in counts for arg in ("--risk", c)])
+    assert code == 0 and "wrote 64 samples" in text
+    assert out.read_text() == (DEMO_DIR / "demo.jsonl").read_text()
