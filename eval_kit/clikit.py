@@ -68,7 +68,11 @@ class LazyGroup(HazardkitGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             return command
-        ref = self._lazy().get(cmd_name)
+        lazy = self._lazy()
+        ref = lazy.get(cmd_name)
+        if ref is None and "_" in cmd_name:  # a benchmark's Python spelling (`bd_hazardvlm`) names it too
+            return self.get_command(ctx, cmd_name.replace("_", "-")) if cmd_name.replace("_", "-") in lazy \
+                or super().get_command(ctx, cmd_name.replace("_", "-")) else None
         if ref is None:
             return None
         from eval_kit.registry import resolve

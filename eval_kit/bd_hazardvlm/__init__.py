@@ -12,6 +12,7 @@ from eval_kit.registry import Benchmark
 BENCHMARK = Benchmark(
     name="bd_hazardvlm",
     title="BD-HazardVLM",
+    hub_id="hazardkit/bd-hazardvlm",  # on the Hugging Face Hub: `--data ORG/NAME[@vX.Y.Z]`
     package="eval_kit.bd_hazardvlm",
     task="eval_kit.bd_hazardvlm.task:BDHazardVLMTask",
     score_run="eval_kit.bd_hazardvlm.task:score_run",

@@ -14,7 +14,8 @@ from eval_kit.bd_hazardvlm.submission import score_files
 
 @click.command()
 @click.option("--references", "references", required=True, type=click.Path(path_type=Path),
-              help="Annotation records: JSON Lines, Parquet file, or dataset folder (data/annotations/).")
+              help="Annotation records: JSON Lines, Parquet file, dataset folder (data/annotations/), "
+                   "or a Hub id ORG/NAME[@REVISION] (e.g. hazardkit/bd-hazardvlm).")
 @click.option("--predictions", "predictions", required=True, type=click.Path(path_type=Path),
               help="JSON Lines: {id, prediction (8-field object) and/or response (raw text)}.")
 @click.option("--config", default=None, help="Config of a dataset folder (default: annotations, or the only one).")
@@ -27,6 +28,9 @@ def score_bd_hazardvlm(references: Path, predictions: Path, config: str | None, 
     Every field is mapped to the label space on its own; a missing or unmappable field is scored wrong
     and counted in `schema.invalid_field_counts`. Trap fields give positive-flag rate and recall.
     """
+    from eval_kit.registry import resolve_data
+
+    references, _ = resolve_data(references, config=config, field="--references")
     result = score_files(references, predictions, config=config, allow_missing=allow_missing)
     for partial in result["references_incomplete"]:
         click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
@@ -54,6 +58,9 @@ def compare_bd_hazardvlm(runs: tuple[str, ...], references: Path, as_json: bool,
     Exact McNemar on per-image correctness for category, timing and severity; Wilcoxon signed-rank on
     per-image action Jaccard; Holm correction across the pairs of each task.
     """
+    from eval_kit.registry import resolve_data
+
+    references, _ = resolve_data(references, field="--references")
     result = compare_files(references, named_runs(runs), alpha=alpha, allow_missing=allow_missing)
     if as_json:
         click.echo(json.dumps(result, sort_keys=False))

@@ -11,6 +11,7 @@ from eval_kit.registry import Benchmark
 BENCHMARK = Benchmark(
     name="movsafebench",
     title="MovSafeBench",
+    hub_id="hazardkit/movsafebench",  # on the Hugging Face Hub: `--data ORG/NAME[@vX.Y.Z]`
     package="eval_kit.movsafebench",
     task="eval_kit.movsafebench.task:MovSafeBenchTask",
     score_run="eval_kit.movsafebench.task:score_run",

@@ -14,7 +14,8 @@ from eval_kit.movsafebench.submission import score_files
 @click.command()
 @click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
               help="Reference rows: Parquet file, JSON Lines file, or a dataset folder (data/<config>/*.parquet) "
-                   "with at least id, answer, scenario, category, source_benchmark (source_id for the CI).")
+                   "with at least id, answer, scenario, category, source_benchmark (source_id for the CI), or a Hub id "
+                   "ORG/NAME[@REVISION] (e.g. hazardkit/movsafebench@v0.1.0 --config demo).")
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="JSON Lines, one object per sample: {\"id\", \"prediction\": left|straight|right|A|B|C} "
                    "and/or {\"id\", \"response\": raw model text}.")
@@ -33,6 +34,9 @@ def score_movsafebench(references: Path, predictions: Path, config: str | None, 
     Unparsable responses are scored wrong and counted in `unparsed`. The 95% CI is a cluster
     bootstrap over source images.
     """
+    from eval_kit.registry import resolve_data
+
+    references, _ = resolve_data(references, config=config, field="--references")
     result = score_files(references, predictions, config=config, allow_missing=allow_missing,
                          n_bootstrap=n_bootstrap, seed=seed)
     if as_json:

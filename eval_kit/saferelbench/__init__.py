@@ -13,6 +13,7 @@ from eval_kit.registry import Benchmark
 BENCHMARK = Benchmark(
     name="saferelbench",
     title="SafeRelBench",
+    hub_id="hazardkit/saferelbench",  # on the Hugging Face Hub: `--data ORG/NAME[@vX.Y.Z]`
     package="eval_kit.saferelbench",
     task="eval_kit.saferelbench.task:SafeRelBenchTask",
     score_run="eval_kit.saferelbench.task:score_run",

@@ -14,7 +14,7 @@ from eval_kit.saferelbench.submission import score_files
 @click.command()
 @click.option("--samples", "-s", "samples_path", required=True, type=click.Path(path_type=Path),
               help="Samples: a JSON Lines file or folder (manifests/saferelbench/), a Parquet file, or a dataset "
-                   "folder (data/<config>/*.parquet).")
+                   "folder (data/<config>/*.parquet), or a Hub id ORG/NAME[@REVISION] (e.g. hazardkit/saferelbench).")
 @click.option("--plans", "-p", type=click.Path(path_type=Path), default=None,
               help="JSON Lines: {\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} "
                    "and/or {\"response\": raw text}.")
@@ -37,6 +37,9 @@ def score_saferelbench(samples_path: Path, plans: Path | None, traces: Path | No
     occurrence of their trigger, termination-level goals on the final state according to their gate.
     Unparseable or empty plans are failures (SR = SSR = 0), counted in `unparsed`.
     """
+    from eval_kit.registry import resolve_data
+
+    samples_path, _ = resolve_data(samples_path, config=config, field="--samples")
     result = score_files(samples_path, plans, traces, config=config, allow_missing=allow_missing,
                          on_failure=on_failure, traces_out=traces_out, per_sample=per_sample)
     if as_json:
