@@ -63,6 +63,7 @@ class Benchmark:
     takes_images: bool = False  # whether `eval --images DIR` (an image folder beside JSONL annotations) applies
     dataset_folder: str = ""  # default local dataset folder (relative to the working directory; default: name)
     hub_id: str = ""  # Hugging Face Hub dataset repo id (ORG/NAME) the benchmark is published under
+    lmms_eval: str = ""  # its lmms-eval task (an eval_kit.lmms_export.LmmsTask), for `hazardkit export lmms-eval`
     fallback_data: str = ""  # used when that folder has no data/ (SafeRelBench: the checkout's demo samples)
     extra: dict[str, Any] = field(default_factory=dict)
 

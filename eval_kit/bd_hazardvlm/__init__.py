@@ -26,6 +26,7 @@ BENCHMARK = Benchmark(
     citation="eval_kit.bd_hazardvlm.spec:CITATION",
     publisher="builder.bd_hazardvlm.publisher:bd_hazardvlm_publisher",
     build_commands=(("reconstruct", "builder.bd_hazardvlm.commands:reconstruct"),),
+    lmms_eval="eval_kit.bd_hazardvlm.lmms_eval:TASK",
     demo="builder.bd_hazardvlm.demo_steps:demo_steps",
     takes_images=True,
 )

@@ -25,5 +25,6 @@ BENCHMARK = Benchmark(
     publisher="builder.movsafebench.publisher:movsafebench_publisher",
     build_commands=(("forge", "builder.movsafebench.hazardforge.commands:forge"),
                     ("sources", "builder.movsafebench.sources.commands:sources")),
+    lmms_eval="eval_kit.movsafebench.lmms_eval:TASK",
     demo="builder.movsafebench.demo_steps:demo_steps",
 )

@@ -26,6 +26,7 @@ BENCHMARK = Benchmark(
     citation="eval_kit.saferelbench.spec:CITATION",
     publisher="builder.saferelbench.publisher:saferelbench_publisher",
     build_commands=(("saferel", "builder.saferelbench.commands:saferel"),),
+    lmms_eval="eval_kit.saferelbench.lmms_eval:TASK",
     demo="builder.saferelbench.demo_steps:demo_steps",
     variants=("base", "risk_aware", "action_grounded"),
     has_images=False,
