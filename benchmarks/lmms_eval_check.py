@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LMMS = "lmms-eval==0.7.3"
 SMALL_DEPS = ["sacrebleu", "pytablewriter", "sqlitedict", "loguru", "tenacity", "jsonlines", "numexpr", "zss",
               "filelock<4"]  # filelock 4 lacks filelock._api, which lmms-eval 0.7.3 imports
-# (task, dummy response, hazardkit score arguments builder, metric pairs: lmms-eval metric -> hazardkit key path)
+# (task, the dummy model's fixed response, benchmark, lmms-eval metric -> key path in `hazardkit score --json`)
 CHECKS = [
     ("hazardkit_movsafebench", "The answer is C.", "movsafebench", {"movsafebench_accuracy": ("accuracy",)}),
     ("hazardkit_bd_hazardvlm", '{"primary_hazard_category": "rickshaw_easybike"}', "bd-hazardvlm",
@@ -100,9 +100,7 @@ def main() -> int:
                 failures += 1
                 continue
             ours_args = ["--samples" if bench == "saferelbench" else "--references", data[bench]]
-            if bench == "movsafebench":
-                ours_args += ["--config", "demo"]
-            if bench == "bd-hazardvlm":
+            if bench != "saferelbench":
                 ours_args += ["--config", "demo"]
             ours = json.loads(subprocess.run([hazardkit, "score", bench, *ours_args, "--from-lmms-eval", logs[0],
                                               "--json"], check=True, capture_output=True, text=True).stdout)
