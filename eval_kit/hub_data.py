@@ -8,7 +8,8 @@
   cache (`HF_HUB_CACHE` / `HF_HOME`); with `HF_HUB_OFFLINE=1` only the cache is read. Only the card and the
   requested config's Parquet are fetched. The snapshot folder is a dataset folder (`data/<config>/*.parquet`),
   so everything downstream reads it like a local one.
-Anything else (a path that does not exist, say `runs/typo.jsonl`) is bad input, never a Hub request.
+Anything else (a path that does not exist, say `runs/typo.jsonl`) stays a local path, which its reader then
+reports as not found: never a Hub request.
 """
 
 from __future__ import annotations
@@ -128,8 +129,7 @@ def resolve(value: str | Path, *, config: str | None = None, revision: str | Non
     hub = parse_hub_id(text)
     first = Path(text.split("/", 1)[0])
     if hub is None or (first.exists() and not text.startswith("hf://")):
-        raise BadInput("file not found", path=path,
-                       fix="pass an existing path, a benchmark's Hub id (ORG/NAME[@REVISION]) or its name")
+        return path, None  # a local path that does not exist: the reader reports it, with its own fix
     repo_id, at_revision = hub
     dataset = fetch(repo_id, at_revision or revision, config=config, field=field)
     return dataset.path, dataset

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from eval_kit import registry
-from eval_kit.errors import BadInput
 from eval_kit.hub_data import parse_hub_id
 from eval_kit.testing.synthetic_datasets import write_parquet_folder
 from tests.cli_helpers import invoke
@@ -136,10 +135,12 @@ def test_benchmark_names_are_local_folders_never_the_network(tmp_path, monkeypat
 
     (tmp_path / "bd_hazardvlm").mkdir()
     assert resolve_data(name) == (Path("bd_hazardvlm"), None)
-    with pytest.raises(BadInput, match="file not found"):
-        resolve_data("bd_hazardvlm/missing.jsonl")  # under an existing folder: a path, never a Hub id
-    with pytest.raises(BadInput, match="file not found"):
-        resolve_data("typo.jsonl")
+    # under an existing folder, or with a file suffix: a local path (its reader reports it), never a Hub id
+    assert resolve_data("bd_hazardvlm/missing") == (Path("bd_hazardvlm/missing"), None)
+    assert resolve_data("runs/typo.jsonl") == (Path("runs/typo.jsonl"), None)
+    code, out = invoke("score", "bd-hazardvlm", "--references", "runs/typo.jsonl", "--predictions",
+                       _preds(tmp_path, ["x"]))
+    assert code == 2 and "file not found" in out
 
 
 def test_cli_and_python_spellings_of_names(tmp_path):
