@@ -143,9 +143,12 @@ def test_benchmark_names_are_local_folders_never_the_network(tmp_path, monkeypat
     assert code == 2 and "file not found" in out
 
 
-def test_cli_and_python_spellings_of_names(tmp_path):
-    for name in ("bd-hazardvlm", "bd_hazardvlm"):
-        code, out = invoke("score", "bd-hazardvlm" if "-" in name else "bd_hazardvlm", "--help")
-        assert code == 0 and "Hub id" in out, out
-    code, out = invoke("validate", "bd_hazardvlm", "--help")
-    assert code == 0
+@pytest.mark.parametrize("name", ["bd-hazardvlm", "bd_hazardvlm"])
+def test_cli_and_python_spellings_of_names(name):
+    code, out = invoke("score", name, "--help")
+    assert code == 0 and "Hub id" in out, out
+    for group in ("compare", "reconstruct"):
+        code, out = invoke(group, name, "--help")
+        assert code == 0 and "Usage" in out, out
+    code, out = invoke("validate", name, "--references", "x", "--predictions", "y")
+    assert code == 2 and "unknown benchmark" not in out
