@@ -143,6 +143,13 @@ def test_benchmark_names_are_local_folders_never_the_network(tmp_path, monkeypat
     assert code == 2 and "file not found" in out
 
 
+def test_cli_spelling_folder_is_the_dataset_folder():
+    """`load_dataset("bd-hazardvlm", ...)` from the checkout reads the local folder instead of the Hub."""
+    root = Path(__file__).resolve().parents[1]
+    assert (root / "bd-hazardvlm").is_symlink()
+    assert (root / "bd-hazardvlm").resolve() == (root / "bd_hazardvlm").resolve()
+
+
 @pytest.mark.parametrize("name", ["bd-hazardvlm", "bd_hazardvlm"])
 def test_cli_and_python_spellings_of_names(name):
     code, out = invoke("score", name, "--help")
