@@ -17,7 +17,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval_kit.bd_hazardvlm import spec as bd_spec
 from eval_kit.movsafebench import spec as mov_spec
-from tests.parser_regression_cases import BD_HAZARDVLM, MOVSAFEBENCH, MOVSAFEBENCH_HELD_OUT
+from tests.parser_regression_cases import (
+    BD_HAZARDVLM,
+    BD_HAZARDVLM_HELD_OUT,
+    MOVSAFEBENCH,
+    MOVSAFEBENCH_HELD_OUT,
+)
 
 
 def movsafebench_verdict(response: str, expected: str | None) -> str:
@@ -53,7 +58,8 @@ def main() -> None:
     args = parser.parse_args()
     for name, cases, verdict in (("movsafebench", MOVSAFEBENCH, movsafebench_verdict),
                                  ("movsafebench held-out", MOVSAFEBENCH_HELD_OUT, movsafebench_verdict),
-                                 ("bd_hazardvlm", BD_HAZARDVLM, bd_verdict)):
+                                 ("bd_hazardvlm", BD_HAZARDVLM, bd_verdict),
+                                 ("bd_hazardvlm held-out", BD_HAZARDVLM_HELD_OUT, bd_verdict)):
         counts, misses = tally(cases, verdict)
         print(f"{name}: {len(cases)} responses: {counts['correct']} correct, {counts['wrong']} wrong, "
               f"{counts['unparsed']} unparsed")

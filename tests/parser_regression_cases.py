@@ -365,3 +365,50 @@ MOVSAFEBENCH_HELD_OUT: list[tuple[str, str | None]] = [
     ("The cyclist is moving straight ahead of us, and the right lane is clear: go right.", "right"),
     ("The safest direction to move next is C. go right", "right"),
 ]
+
+# Held out for BD-HazardVLM, written after its extraction was changed; expectations fixed before running.
+BD_HAZARDVLM_HELD_OUT: list[tuple[str, dict | None]] = [
+    ("Sure, here is the JSON:\n\n```json\n{'hazard_present': True, 'primary_hazard_category': 'waterlogging', "
+     "'risk_timing': 'latent', 'severity': 'medium', 'defensive_actions': ['slow_down'], 'evidence': 'puddles', "
+     "'possible_hallucination': False, 'possible_western_road_bias': False,}\n```",
+     {"hazard_present": True, "primary_hazard_category": "waterlogging", "defensive_actions": ["slow_down"]}),
+    ('{"hazard_present": true, "primary_hazard_category": "bus_truck_occlusion", "risk_timing": "latent", '
+     '"severity": "high", "defensive_actions": ["monitor_occlusion", "slow_down"], "evidence": "A bus blocks the '
+     'view of the', {"primary_hazard_category": "bus_truck_occlusion", "severity": "high",
+                    "defensive_actions": ["slow_down", "monitor_occlusion"]}),
+    ("<think>\nLet me think. {\"draft\": 1}\n</think>\n{\"hazard_present\": false, \"primary_hazard_category\": "
+     "\"no_major_hazard\", \"risk_timing\": \"none\", \"severity\": \"low\", \"defensive_actions\": "
+     "[\"no_action\"], \"evidence\": \"empty road\", \"possible_hallucination\": false, "
+     "\"possible_western_road_bias\": false}", _CONTROL),
+    ("I can't determine hazards because the image is blurry.", None),
+    ('{"hazard_present": "yes", "primary_hazard_category": "Motorcycle Weaving", "risk_timing": "Immediate", '
+     '"severity": "Severe", "defensive_actions": ["Keep Distance"], "evidence": "bikes", '
+     '"possible_hallucination": "no", "possible_western_road_bias": "no"}',
+     {"hazard_present": True, "primary_hazard_category": "motorcycle_weaving", "risk_timing": "immediate",
+      "severity": "high", "defensive_actions": ["keep_distance"]}),
+    ('```json\n{\n  "hazard_present": true,\n  "primary_hazard_category": "cng_unpredictable_stop",\n'
+     '  "risk_timing": "latent",\n  "severity": "medium",\n  "defensive_actions": ["prepare_to_brake"],\n'
+     '  "evidence": "A CNG is pulling over",  // stops often\n  "possible_hallucination": false,\n'
+     '  "possible_western_road_bias": false\n}\n```',
+     {"primary_hazard_category": "cng_unpredictable_stop", "defensive_actions": ["prepare_to_brake"]}),
+    ('{"hazard_present": true, "primary_hazard_category": "rickshaw_easybike"', {"hazard_present": True,
+                                                                                 "primary_hazard_category":
+                                                                                 "rickshaw_easybike"}),
+    ("Hazard: rickshaw. Severity: medium. Timing: latent.", None),
+    ('[{"hazard_present": true, "primary_hazard_category": "animal_cart_obstacle", "risk_timing": "immediate", '
+     '"severity": "high", "defensive_actions": ["stop_or_yield"], "evidence": "a cart", '
+     '"possible_hallucination": false, "possible_western_road_bias": false}]',
+     {"primary_hazard_category": "animal_cart_obstacle", "risk_timing": "immediate"}),
+    ('{"hazard_present": true, "primary_hazard_category": "road_surface_damage", "risk_timing": "latent", '
+     '"severity": "low", "defensive_actions": ["slow_down"], "evidence": "potholes", '
+     '"possible_hallucination": False, "possible_western_road_bias": True}',
+     {"primary_hazard_category": "road_surface_damage", "possible_hallucination": False,
+      "possible_western_road_bias": True}),
+    ("```\n{}\n```", None),
+    ('Output: {"hazard_present": true, "primary_hazard_category": "roadside_market_crowd", "risk_timing": '
+     '"latent", "severity": "medium", "defensive_actions": ["slow_down", "proceed_cautiously"], "evidence": '
+     '"vendors on the road", "possible_hallucination": false, "possible_western_road_bias": false}. '
+     'Note: {"confidence": "high"}',
+     {"primary_hazard_category": "roadside_market_crowd",
+      "defensive_actions": ["slow_down", "proceed_cautiously"]}),
+]

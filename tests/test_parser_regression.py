@@ -12,7 +12,7 @@ from benchmarks.parser_regression import bd_verdict, movsafebench_verdict, tally
 from eval_kit.bd_hazardvlm import spec as bd_spec
 from eval_kit.movsafebench.spec import parse_answer
 from eval_kit.responses import bound, fold_punctuation, strip_reasoning
-from tests.parser_regression_cases import BD_HAZARDVLM, MOVSAFEBENCH, MOVSAFEBENCH_HELD_OUT
+from tests.parser_regression_cases import BD_HAZARDVLM, BD_HAZARDVLM_HELD_OUT, MOVSAFEBENCH, MOVSAFEBENCH_HELD_OUT
 
 
 def test_sets_are_large_and_varied():
@@ -31,6 +31,11 @@ def test_movsafebench_held_out_has_no_wrong_answer():
     counts, misses = tally(MOVSAFEBENCH_HELD_OUT, movsafebench_verdict)
     assert counts["wrong"] == 0, misses
     assert counts["correct"] >= 23, misses  # measured: 23 correct, 2 unparsed
+
+
+def test_bd_hazardvlm_held_out_has_no_wrong_answer():
+    counts, misses = tally(BD_HAZARDVLM_HELD_OUT, bd_verdict)
+    assert counts["wrong"] == 0 and counts["correct"] == len(BD_HAZARDVLM_HELD_OUT), misses  # measured: 12/0/0
 
 
 @pytest.mark.parametrize(("response", "expected"), BD_HAZARDVLM)
