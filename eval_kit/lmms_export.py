@@ -61,6 +61,8 @@ class LmmsTask:
     yaml_body: str  # everything but the dataset lines and `task:`
     needs_images: bool = True
     check_source: Callable[[DataSource], None] | None = None  # raise BadInput for a source it cannot use
+    # (path, config) of local data to use when --data is not given (None: the registry's Hub id)
+    default_data: Callable[[], tuple[str, str | None] | None] | None = None
 
     def files(self, source: DataSource) -> dict[str, str]:
         if self.check_source is not None:
@@ -75,13 +77,14 @@ class LmmsTask:
 
 def data_source(value: str | None, *, config: str | None, default_hub_id: str, field: str = "--data"
                 ) -> DataSource:
-    """A Hub id (`ORG/NAME[@REVISION]`, default: the registry's) or a local Parquet file / dataset folder."""
+    """A Hub id (`ORG/NAME[@REVISION]`, default: the registry's; config default `demo`) or a local Parquet
+    file / dataset folder (config default: its only one)."""
     from eval_kit.hub_data import parse_hub_id
     from eval_kit.tables import parquet_files
 
     if value is None or (parse_hub_id(value) and not Path(value).exists()):
         repo, revision = parse_hub_id(value or default_hub_id) or (default_hub_id, None)
-        return DataSource(hub_id=repo, config=config, revision=revision)
+        return DataSource(hub_id=repo, config=config or "demo", revision=revision)
     path = Path(value)
     if not path.exists():
         raise BadInput("not found", path=path, field=field, fix="pass a Parquet file, a dataset folder or a Hub id")

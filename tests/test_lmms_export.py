@@ -145,3 +145,20 @@ def test_foreign_samples_log_is_bad_input(tmp_path):
     assert code == 2 and "no sample id" in out
     code, out = invoke("score", "movsafebench", "--references", log)
     assert code == 2 and "--from-lmms-eval" in out
+
+
+def test_plain_export_uses_hub_ids_and_local_bd_images(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out = invoke("export", "lmms-eval", "--out", "tasks")
+    assert code == 0, out
+    assert sorted(p.name for p in Path("tasks").iterdir()) == ["hazardkit_movsafebench", "hazardkit_saferelbench"]
+    assert "skipped bd-hazardvlm" in out and "never published" in out
+    assert "dataset_path: hazardkit/movsafebench\ndataset_name: demo" in Path(
+        "tasks/hazardkit_movsafebench/hazardkit_movsafebench.yaml").read_text()
+    rebuilt = Path("bd_hazardvlm/reconstructed")
+    rebuilt.mkdir(parents=True)
+    (rebuilt / "test-00000-of-00001.parquet").write_bytes(b"")  # only its name is exported
+    code, out = invoke("export", "lmms-eval", "--out", "tasks")
+    assert code == 0 and "skipped" not in out, out
+    bd = Path("tasks/hazardkit_bd_hazardvlm/hazardkit_bd_hazardvlm.yaml").read_text()
+    assert str(rebuilt.resolve() / "test-00000-of-00001.parquet") in bd

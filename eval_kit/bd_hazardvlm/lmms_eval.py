@@ -91,8 +91,21 @@ def aggregate_schema_valid_rate(items: list[dict[str, Any]]) -> float | None:
 def _check_source(source: DataSource) -> None:
     if source.hub_id:
         raise BadInput("BD-HazardVLM images are never published, so lmms-eval cannot read them from the Hub",
-                       field="--data", fix="rebuild them (`hazardkit reconstruct bd-hazardvlm`, or --demo) and pass "
-                                           "--data bd_hazardvlm=bd_hazardvlm --config bd_hazardvlm=reconstructed")
+                       field="--data", fix="rebuild them (`hazardkit reconstruct bd-hazardvlm`) and pass "
+                                           "--data bd-hazardvlm=bd_hazardvlm/reconstructed (or, after --demo, "
+                                           "--data bd-hazardvlm=bd_hazardvlm --config bd-hazardvlm=demo)")
+
+
+def _default_data() -> tuple[str, str | None] | None:
+    """The local images when --data is not given: ./bd_hazardvlm/reconstructed, else the demo config."""
+    from pathlib import Path
+
+    folder = Path(spec.NAME)
+    if list((folder / "reconstructed").glob("*.parquet")):
+        return str(folder / "reconstructed"), None
+    if list((folder / "data" / "demo").glob("*.parquet")):
+        return str(folder), "demo"
+    return None
 
 
 _AGGREGATES = {
@@ -110,6 +123,7 @@ TASK = LmmsTask(
     utils_module="eval_kit.bd_hazardvlm.lmms_eval",
     functions=("doc_to_visual", "doc_to_text", "doc_to_target", "process_results", *_AGGREGATES.values()),
     check_source=_check_source,
+    default_data=_default_data,
     yaml_body=f"""
 output_type: generate_until
 cluster_key: cluster

@@ -35,7 +35,7 @@ def export() -> None:
               help="Dataset of a benchmark: a Hub id ORG/NAME[@REVISION] (default: the registry's) or a local "
                    "Parquet file / dataset folder (its files are named by absolute path).")
 @click.option("--config", "configs", multiple=True, metavar="BENCHMARK=CONFIG",
-              help="Dataset config of a benchmark (default: demo).")
+              help="Dataset config of a benchmark (default: demo on the Hub, the only one of a local folder).")
 def export_lmms_eval(out: Path, names: tuple[str, ...], data: tuple[str, ...], configs: tuple[str, ...]) -> None:
     """Write lmms-eval task folders (YAML + utils.py re-exporting hazardkit's prompt, parser and scorer).
 
@@ -53,8 +53,17 @@ def export_lmms_eval(out: Path, names: tuple[str, ...], data: tuple[str, ...], c
             raise BadInput(f"{bench.cli_name} has no lmms-eval task", field="--benchmark",
                            fix="see README, 'lmms-eval' for why")
         task = bench.part("lmms_eval")
-        source = data_source(sources.get(bench.name), config=config_of.get(bench.name, "demo"),
-                             default_hub_id=bench.hub_id)
+        value, config = sources.get(bench.name), config_of.get(bench.name)
+        if value is None and task.default_data is not None:
+            value, config = task.default_data() or (None, config)
+        source = data_source(value, config=config, default_hub_id=bench.hub_id)
+        try:
+            task.files(source)
+        except BadInput as exc:
+            if names:  # asked for by name: its problem is the answer
+                raise
+            click.echo(f"skipped {bench.cli_name}: {exc}", err=True)
+            continue
         tasks[bench.name] = (task, source)
     for folder in export(out, tasks):
         click.echo(f"wrote {folder}/")
