@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: test demo demo-data lint install clean
+.PHONY: test demo demo-data lint install clean lmms-eval-check
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ demo-data: install
 		--notes "demo_annotations config: the 20 demo records and their image manifest"
 	$(VENV)/bin/hazardkit publish saferelbench --config demo --version 0.1.0 --date 2026-11-30 \
 		--notes "demo config: 64 samples (32 matched pairs from 32 BEHAVIOR-1K activities) made by saferel generate"
+
+# lmms-eval 0.7.3 itself on the exported tasks (its `dummy` model, offline), compared with `hazardkit score
+# --from-lmms-eval`; lmms-eval goes into a separate throwaway venv (.lmms-venv/, its requirements pull a CUDA
+# torch), never into .venv. Not part of `make test`.
+lmms-eval-check: install
+	$(PY) benchmarks/lmms_eval_check.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -21,6 +21,7 @@ EVAL_COMMANDS: dict[str, str] = {
     "eval": "eval_kit.commands.eval_run:eval_command",
     "validate": "eval_kit.commands.validate_submission:validate_command",
     "leaderboard": "eval_kit.commands.leaderboard_cmd:leaderboard",
+    "export": "eval_kit.commands.export_cmd:export",
 }
 
 

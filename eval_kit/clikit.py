@@ -16,7 +16,19 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class HazardkitGroup(click.Group):
-    """A click group that turns BadInput into `error: ...` + exit 2, and crashes into one line + exit 1."""
+    """A click group that turns BadInput into `error: ...` + exit 2, and crashes into one line + exit 1.
+
+    A subcommand named with `-` is found under its `_` spelling too (`score bd_hazardvlm` = `score
+    bd-hazardvlm`): benchmark names are accepted in both spellings wherever a name is taken."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str):
+        command = self._get_command(ctx, cmd_name)
+        if command is None and "_" in cmd_name:
+            command = self._get_command(ctx, cmd_name.replace("_", "-"))
+        return command
+
+    def _get_command(self, ctx: click.Context, cmd_name: str):
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -64,8 +76,8 @@ class LazyGroup(HazardkitGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self._lazy()})
 
-    def get_command(self, ctx: click.Context, cmd_name: str):
-        command = super().get_command(ctx, cmd_name)
+    def _get_command(self, ctx: click.Context, cmd_name: str):
+        command = super()._get_command(ctx, cmd_name)
         if command is not None:
             return command
         ref = self._lazy().get(cmd_name)

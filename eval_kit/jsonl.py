@@ -50,17 +50,43 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     return list(iter_jsonl(path))
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where Linux allows (`/proc/self/status`), else by the
+    set-and-restore idiom."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def default_mode(*, folder: bool = False) -> int:
+    """The mode `open()` / `mkdir()` would give a new file (0o666) or folder (0o777) under the umask:
+    `tempfile.mkstemp` makes 0600 and `mkdtemp` 0700 whatever the umask, so whatever we create through them
+    is chmod-ed to this before it is renamed into place (0644 / 0755 under the usual umask 022)."""
+    return (0o777 if folder else 0o666) & ~current_umask()
+
+
 def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> None:
     """Write via a temporary file in the same folder and rename, so readers never see half a file.
 
-    `durable` also fsyncs before the rename (the file survives a power cut). Rebuildable outputs may skip
-    it: on ext4 an fsync commits the journal, which first flushes every other file written lately."""
+    The file gets the mode a plain `open()` gives a new file (0o666 under the umask; also when it replaces
+    a file written 0600 by an older version). `durable` also fsyncs before the rename (the file survives a
+    power cut). Rebuildable outputs may skip it: on ext4 an fsync commits the journal, which first flushes
+    every other file written lately."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = default_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            os.fchmod(handle.fileno(), mode)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -62,6 +62,8 @@ class Benchmark:
     has_images: bool = True  # whether prompts carry images (False: `--text-only` changes nothing)
     takes_images: bool = False  # whether `eval --images DIR` (an image folder beside JSONL annotations) applies
     dataset_folder: str = ""  # default local dataset folder (relative to the working directory; default: name)
+    hub_id: str = ""  # Hugging Face Hub dataset repo id (ORG/NAME) the benchmark is published under
+    lmms_eval: str = ""  # its lmms-eval task (an eval_kit.lmms_export.LmmsTask), for `hazardkit export lmms-eval`
     fallback_data: str = ""  # used when that folder has no data/ (SafeRelBench: the checkout's demo samples)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -162,5 +164,21 @@ def make_task(name: str, *, data: str | Path | None = None, config: str | None =
         options["images"] = images
     if data is None:
         data = bench.default_data()
+    else:
+        data, dataset_revision = resolve_data(data, config=config, revision=dataset_revision)
     return bench.part("task")(data=data, config=config, dataset_revision=dataset_revision, variant=variant,
                               **options)
+
+
+def resolve_data(value: str | Path, *, config: str | None = None, revision: str | None = None,
+                 field: str = "--data") -> tuple[Path, str | None]:
+    """(local path, dataset revision to record) for a `--data` / `--references` value: a path, a benchmark
+    name in either spelling (its local folder, never the network) or a Hub id `ORG/NAME[@REVISION]` (fetched
+    through the huggingface_hub cache; `revision` applies when the id names none). A Hub dataset's revision
+    is recorded as the one asked for (a version tag stays readable), else the snapshot's commit."""
+    from eval_kit.hub_data import resolve
+
+    path, hub = resolve(value, config=config, revision=revision, field=field)
+    if hub is None:
+        return path, revision
+    return path, (hub.revision if hub.revision != "main" else hub.commit)

@@ -182,8 +182,14 @@ def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str,
     }
     features = publisher.features()
     fields = [(name, _feature_kind(feat)) for name, feat in features.items()]
+    from eval_kit import registry
+
+    bench = registry.find(publisher.name)
+    # the usage lines name the Hub id the release goes to: --repo-id, else the registry's
+    hub_id = repo_id or (bench.hub_id if bench else "") or publisher.name
+    cli_name = bench.cli_name if bench else publisher.name
     return compiled.render(p=publisher, configs=configs, version=version, repo_id=repo_id, history=history,
-                           build=build, fields=fields)
+                           build=build, fields=fields, hub_id=hub_id, cli_name=cli_name)
 
 
 def render_card(publisher: Publisher, stats: list[ConfigStats], **kwargs: Any) -> tuple[str, dict[str, Any]]:

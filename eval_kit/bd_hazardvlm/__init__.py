@@ -12,6 +12,7 @@ from eval_kit.registry import Benchmark
 BENCHMARK = Benchmark(
     name="bd_hazardvlm",
     title="BD-HazardVLM",
+    hub_id="hazardkit/bd-hazardvlm",  # on the Hugging Face Hub: `--data ORG/NAME[@vX.Y.Z]`
     package="eval_kit.bd_hazardvlm",
     task="eval_kit.bd_hazardvlm.task:BDHazardVLMTask",
     score_run="eval_kit.bd_hazardvlm.task:score_run",
@@ -25,6 +26,7 @@ BENCHMARK = Benchmark(
     citation="eval_kit.bd_hazardvlm.spec:CITATION",
     publisher="builder.bd_hazardvlm.publisher:bd_hazardvlm_publisher",
     build_commands=(("reconstruct", "builder.bd_hazardvlm.commands:reconstruct"),),
+    lmms_eval="eval_kit.bd_hazardvlm.lmms_eval:TASK",
     demo="builder.bd_hazardvlm.demo_steps:demo_steps",
     takes_images=True,
 )

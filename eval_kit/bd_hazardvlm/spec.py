@@ -436,6 +436,8 @@ class ParseResult:
     `normalised` lists the fields whose raw value was not already the exact label (case, spacing,
     hyphens or a synonym were folded), so an audit can compare raw and parsed values as in the paper;
     `synonyms` is the subset that needed a synonym (a different word, not just another spelling).
+    `repaired` means the JSON was malformed (trailing comma, single quotes, cut off, ...) and was read after
+    repair: its fields are mapped and scored, and a `(response)` violation keeps it schema-invalid.
     """
 
     prediction: dict[str, Any] = field(default_factory=dict)
@@ -443,6 +445,7 @@ class ParseResult:
     normalised: list[str] = field(default_factory=list)
     synonyms: list[str] = field(default_factory=list)
     raw: dict[str, Any] | None = None
+    repaired: bool = False
 
     @property
     def valid(self) -> bool:
@@ -452,65 +455,144 @@ class ParseResult:
         return "; ".join(f"{f}: {m}" for f, m in self.violations) or "valid"
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+# JSON extraction bound: after reasoning blocks are removed (one scan), at most the first ANSWER_HEAD and the
+# last ANSWER_TAIL characters are read; candidates come from one linear scan; at most MAX_CANDIDATES objects
+# are decoded, and at most MAX_REPAIRS candidates of up to REPAIR_MAX_CHARS characters and REPAIR_MAX_BRACKETS
+# brackets are repaired (json_repair is a pure-Python parser, slow on deep nesting). The eight-field answer
+# is under 2 KB with three brackets, so these bounds never cut a real one.
+ANSWER_HEAD = 32_000
+ANSWER_TAIL = 32_000
+MAX_CANDIDATES = 64
+MAX_REPAIRS = 4
+REPAIR_MAX_CHARS = 8_000
+REPAIR_MAX_BRACKETS = 64
 
 
-def _json_candidates(text: str) -> Iterable[str]:
-    """Fenced blocks first, then every balanced {...} span (outermost first), then the whole text."""
-    for match in _FENCE.finditer(text):
-        yield match.group(1).strip()
-    # at most 64 opening braces are tried, so a long brace-heavy response cannot make this quadratic
-    decoder_starts = [i for i, ch in enumerate(text) if ch == "{"][:64]
-    for start in decoder_starts:
-        depth, in_str, esc = 0, False, False
-        for end in range(start, len(text)):
-            ch = text[end]
-            if in_str:
-                if esc:
-                    esc = False
-                elif ch == "\\":
-                    esc = True
-                elif ch == '"':
-                    in_str = False
+def _fenced_blocks(text: str) -> list[str]:
+    """Contents of ``` fences (a language tag on the opening line dropped); an unclosed last fence counts
+    (a truncated answer). Split on the fence marker: no regex, linear."""
+    parts = text.split("```")
+    blocks = []
+    for i in range(1, len(parts), 2):
+        block = parts[i]
+        first, newline, rest = block.partition("\n")
+        if newline and re.fullmatch(r"[A-Za-z0-9_+-]{0,20}\s*", first):
+            block = rest
+        blocks.append(block.strip())
+    return blocks
+
+
+def _brace_spans(text: str) -> tuple[list[tuple[int, int]], int | None]:
+    """Balanced `{...}` spans (by start, outermost first) and the start of an object still open at the end.
+
+    One pass with a stack; strings are tracked only inside braces, so a stray quote in prose does not hide an
+    object."""
+    spans: list[tuple[int, int]] = []
+    stack: list[int] = []
+    in_str, esc = False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
             elif ch == '"':
-                in_str = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    yield text[start: end + 1]
-                    break
-    yield text.strip()
+                in_str = False
+        elif ch == '"' and stack:
+            in_str = True
+        elif ch == "{":
+            stack.append(i)
+        elif ch == "}" and stack:
+            spans.append((stack.pop(), i + 1))
+    spans.sort()
+    return spans, (stack[0] if stack else None)
 
 
-def _find_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """(object, None) for the JSON object in a response, or (None, why) when there is none."""
-    text = _THINK.sub(" ", text)
-    fallback: dict[str, Any] | None = None
+def _json_candidates(text: str) -> list[str]:
+    """Fenced blocks first, then balanced {...} spans (outermost first), an object cut off at the end, and
+    the whole text; at most MAX_CANDIDATES, duplicates dropped."""
+    spans, open_start = _brace_spans(text)
+    found = [*_fenced_blocks(text), *(text[a:b] for a, b in spans)]
+    if open_start is not None:
+        found.append(text[open_start:])
+    found.append(text.strip())
+    seen: set[str] = set()
+    out = []
+    for candidate in found:
+        if candidate and candidate not in seen:
+            seen.add(candidate)
+            out.append(candidate)
+        if len(out) >= MAX_CANDIDATES:
+            break
+    return out
+
+
+def _field_count(obj: Any) -> int:
+    return sum(1 for k in obj if _key(str(k)) in OUTPUT_FIELDS) if isinstance(obj, dict) else 0
+
+
+def _repairable(candidate: str) -> bool:
+    return (candidate.lstrip().startswith(("{", "[")) and len(candidate) <= REPAIR_MAX_CHARS
+            and candidate.count("{") + candidate.count("[") <= REPAIR_MAX_BRACKETS)
+
+
+def _decode(candidate: str, *, repair: bool) -> tuple[Any, str | None]:
+    """(value, None) for strict JSON, (value, why) for JSON that needed repair, (None, why) for neither."""
+    try:
+        return json.loads(candidate), None
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    except ValueError as exc:
+        why = f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno} of the object)"
+    if not repair or not _repairable(candidate):
+        return None, why
+    try:
+        import json_repair
+
+        value = json_repair.repair_json(candidate, return_objects=True)
+    except (RecursionError, ValueError, TypeError, IndexError):
+        return None, why
+    if isinstance(value, list):  # a list of objects ("[{...}]", or two objects one after another)
+        value = max((v for v in value if isinstance(v, dict)), key=_field_count, default=None)
+    return (value, why) if isinstance(value, dict) and value else (None, why)
+
+
+def _find_json(text: str) -> tuple[dict[str, Any] | None, str | None, bool]:
+    """(object, None, repaired) for the answer object in a response, or (None, why, False) when there is none.
+
+    The answer is the candidate with the most output fields; strict JSON beats repaired JSON, then the
+    earlier candidate wins. An object with no output field is kept only as a last resort."""
+    from eval_kit.responses import bound, fold_punctuation, strip_reasoning
+
+    text = fold_punctuation(bound(strip_reasoning(text), ANSWER_HEAD, ANSWER_TAIL))
+    best: tuple[int, int, int] | None = None
+    chosen: tuple[dict[str, Any], bool] | None = None
     first_error: str | None = None
-    for candidate in _json_candidates(text):
-        try:
-            obj = json.loads(candidate)
-        except ValueError as exc:
-            if first_error is None and candidate.lstrip().startswith("{"):
-                first_error = f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno} of the object)"
+    repairs = 0
+    for rank, candidate in enumerate(_json_candidates(text)):
+        value, why = _decode(candidate, repair=repairs < MAX_REPAIRS)
+        repairs += why is not None and _repairable(candidate)
+        if why is not None and first_error is None and candidate.lstrip().startswith("{"):
+            first_error = why
+        if not isinstance(value, dict):
             continue
-        if isinstance(obj, dict):
-            if any(_key(k) in OUTPUT_FIELDS for k in obj):
-                return obj, None
-            fallback = fallback or obj
-    if fallback is not None:
-        return fallback, None
-    return None, first_error or "no JSON object found"
+        key = (_field_count(value), why is None, -rank)
+        if best is None or key > best:
+            best, chosen = key, (value, why is not None)
+    if chosen is None:
+        return None, first_error or "no JSON object found", False
+    if best[0] == 0 and not chosen[0]:
+        return None, "no JSON object found", False
+    return chosen[0], (first_error if chosen[1] else None), chosen[1]
 
 
 def extract_json(text: str) -> dict[str, Any] | None:
     """The JSON object in a response: bare, in a ``` fence, or surrounded by text; None when there is none.
 
-    Prefers an object that has at least one of the eight output fields (a model may echo other JSON).
-    Strict JSON only: Python literals or trailing commas are schema violations that the retry can fix.
+    Prefers the object with the most of the eight output fields (a model may echo other JSON). Malformed
+    JSON (trailing commas, single quotes, Python literals, comments, unquoted keys, an object cut off by
+    the token limit) is repaired with `json_repair`; `parse_response` reports such an answer as a format
+    violation so the formatting retry still happens, while the fields it could read are scored.
     """
     return _find_json(text)[0]
 
@@ -608,10 +690,14 @@ def parse_response(response: str | None) -> ParseResult:
     """Parse a raw model response: find the JSON, then map every field (see `normalise_output`)."""
     if response is None or not str(response).strip():
         return ParseResult(violations=[("(response)", "empty response")])
-    obj, why = _find_json(str(response))
+    obj, why, repaired = _find_json(str(response))
     if obj is None:
         return ParseResult(violations=[("(response)", why or "no JSON object found")])
-    return normalise_output(obj)
+    result = normalise_output(obj)
+    if repaired:  # not schema-valid as written (the paper's strict JSON): read, scored, and retried
+        result.repaired = True
+        result.violations.insert(0, ("(response)", f"{why or 'malformed JSON'}; read after repair"))
+    return result
 
 
 # --------------------------------------------------------------------------------------------

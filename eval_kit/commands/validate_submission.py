@@ -12,7 +12,7 @@ from eval_kit.errors import BadInput
 @click.command("validate")
 @click.argument("benchmark")
 @click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
-              help="Reference rows: a dataset folder, Parquet or JSON Lines file.")
+              help="Reference rows: a dataset folder, Parquet or JSON Lines file, or a Hub id ORG/NAME[@REVISION].")
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="The submission's JSON Lines predictions.")
 @click.option("--metadata", type=click.Path(path_type=Path), default=None,
@@ -27,8 +27,12 @@ def validate_command(benchmark: str, references: Path, predictions: Path, metada
     """
     from eval_kit.leaderboard.checker import checker_for
     from eval_kit.leaderboard.validate import validate_submission
+    from eval_kit.registry import resolve_data
 
     checker = checker_for(benchmark)
+    references, hub_revision = resolve_data(references, config=config, revision=dataset_revision,
+                                            field="--references")
+    dataset_revision = dataset_revision or hub_revision
     problems, n = validate_submission(checker, references, predictions, metadata=metadata, config=config,
                                       dataset_revision=dataset_revision)
     if problems:

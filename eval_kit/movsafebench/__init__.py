@@ -11,6 +11,7 @@ from eval_kit.registry import Benchmark
 BENCHMARK = Benchmark(
     name="movsafebench",
     title="MovSafeBench",
+    hub_id="hazardkit/movsafebench",  # on the Hugging Face Hub: `--data ORG/NAME[@vX.Y.Z]`
     package="eval_kit.movsafebench",
     task="eval_kit.movsafebench.task:MovSafeBenchTask",
     score_run="eval_kit.movsafebench.task:score_run",
@@ -24,5 +25,6 @@ BENCHMARK = Benchmark(
     publisher="builder.movsafebench.publisher:movsafebench_publisher",
     build_commands=(("forge", "builder.movsafebench.hazardforge.commands:forge"),
                     ("sources", "builder.movsafebench.sources.commands:sources")),
+    lmms_eval="eval_kit.movsafebench.lmms_eval:TASK",
     demo="builder.movsafebench.demo_steps:demo_steps",
 )

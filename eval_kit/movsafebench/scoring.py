@@ -59,9 +59,9 @@ def _grouped_accuracy(correct: np.ndarray, codes: np.ndarray, space: Sequence[st
 def compute_scores(
     answers: Sequence[str],
     predictions: Sequence[str | None],
-    scenarios: Sequence[str],
-    categories: Sequence[str | None],
-    source_benchmarks: Sequence[str],
+    scenarios: Sequence[str] | None,
+    categories: Sequence[str | None] | None,
+    source_benchmarks: Sequence[str] | None,
     source_ids: Sequence[str] | None = None,
     *,
     n_bootstrap: int = 1000,
@@ -71,34 +71,42 @@ def compute_scores(
 
     `source_ids` identify the source image of each row; the confidence interval resamples them (edited
     variants of one image are correlated). Without them every row is its own cluster.
+    `scenarios`, `categories` and `source_benchmarks` may be None (the `evaluate` module's minimal call):
+    without scenarios every row counts as edited and `by_scenario` is empty; without categories `by_category`
+    and `by_group` are empty; without sources `by_source` is.
     """
     n = len(answers)
     for name, seq in (("predictions", predictions), ("scenarios", scenarios), ("categories", categories),
                       ("source_benchmarks", source_benchmarks)):
-        if len(seq) != n:
+        if seq is not None and len(seq) != n:
             raise ValueError(f"{name} has {len(seq)} entries, answers has {n}")
     if source_ids is not None and len(source_ids) != n:
         raise ValueError(f"source_ids has {len(source_ids)} entries, answers has {n}")
 
     truth = _codes(answers, spec.ANSWERS, "answer")
     pred = _codes(predictions, spec.ANSWERS, "prediction", allow_none=True)
-    scen = _codes(scenarios, spec.SCENARIOS, "scenario")
-    cat = _codes(categories, spec.CATEGORIES, "category", allow_none=True)
-    src = _codes(source_benchmarks, spec.SOURCE_BENCHMARKS, "source_benchmark")
+    scen = _codes(scenarios, spec.SCENARIOS, "scenario") if scenarios is not None else None
+    cat = _codes(categories, spec.CATEGORIES, "category", allow_none=True) if categories is not None else None
+    src = (_codes(source_benchmarks, spec.SOURCE_BENCHMARKS, "source_benchmark") if source_benchmarks is not None
+           else np.zeros(n, dtype=np.int16))
 
     correct = (pred == truth).astype(np.float64)
-    edited = scen != spec.SCENARIOS.index("no_edit")
-    missing_category = edited & (cat < 0)
-    if missing_category.any():
-        raise ValueError(f"{int(missing_category.sum())} edited rows have no category")
+    edited = scen != spec.SCENARIOS.index("no_edit") if scen is not None else np.ones(n, dtype=bool)
+    if scen is not None and cat is not None:
+        missing_category = edited & (cat < 0)
+        if missing_category.any():
+            raise ValueError(f"{int(missing_category.sum())} edited rows have no category")
 
     c_e = correct[edited]
-    by_scenario, n_scenario = _grouped_accuracy(correct, scen, spec.SCENARIOS)
-    by_category, n_category = _grouped_accuracy(c_e, cat[edited], spec.CATEGORIES)
-    group_code = np.where(cat[edited] >= 0, np.isin(cat[edited], [spec.CATEGORIES.index(c)
-                                                                for c in spec.ANOMALOUS_CATEGORIES]), -1)
-    by_group, n_group = _grouped_accuracy(c_e, group_code.astype(np.int16), spec.CATEGORY_GROUPS)
-    by_source, n_source = _grouped_accuracy(c_e, src[edited], spec.SOURCE_BENCHMARKS)
+    by_scenario, n_scenario = _grouped_accuracy(correct, scen, spec.SCENARIOS) if scen is not None else ({}, {})
+    by_category, n_category, by_group, n_group = {}, {}, {}, {}
+    if cat is not None:
+        by_category, n_category = _grouped_accuracy(c_e, cat[edited], spec.CATEGORIES)
+        group_code = np.where(cat[edited] >= 0, np.isin(cat[edited], [spec.CATEGORIES.index(c)
+                                                                    for c in spec.ANOMALOUS_CATEGORIES]), -1)
+        by_group, n_group = _grouped_accuracy(c_e, group_code.astype(np.int16), spec.CATEGORY_GROUPS)
+    by_source, n_source = (_grouped_accuracy(c_e, src[edited], spec.SOURCE_BENCHMARKS)
+                           if source_benchmarks is not None else ({}, {}))
 
     pred_col = np.where(pred < 0, _UNPARSED, pred)
     cm = np.bincount(truth[edited] * (_UNPARSED + 1) + pred_col[edited], minlength=3 * (_UNPARSED + 1))

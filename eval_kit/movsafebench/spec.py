@@ -135,10 +135,12 @@ def features():
 # --------------------------------------------------------------------------------------------
 # Answer parser
 # --------------------------------------------------------------------------------------------
-
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+# Bound: after reasoning blocks are removed (eval_kit.responses.strip_reasoning, one scan), the parser reads at
+# most the first ANSWER_HEAD and the last ANSWER_TAIL characters of the answer. Every pattern below has bounded
+# repetition and is applied once per position or per match on that bounded text, so the parser is linear in
+# its input (benchmarks/parser_speed.py feeds it 1 MB adversarial responses).
+ANSWER_HEAD = 4000
+ANSWER_TAIL = 4000
 
 _DIRECTION_WORDS = {
     "left": "left",
@@ -148,6 +150,7 @@ _DIRECTION_WORDS = {
     "forwards": "straight",
     "ahead": "straight",
 }
+_CHINESE_DIRECTIONS = (("左", "left"), ("右", "right"), ("直", "straight"), ("前", "straight"))
 _DIR = r"(?P<dir>left|right|straight|forwards?|ahead)"
 _VERB = (
     r"(?:go|goes|going|went|turn|turns|turning|steer|steers|steering|move|moves|moving|veer|veers|veering|"
@@ -164,51 +167,152 @@ _ACTION = re.compile(
     re.IGNORECASE,
 )
 _TURN_NOUN = re.compile(r"\b(?P<dir>left|right)\s+(?:turn|lane\s+change|swerve)\b", re.IGNORECASE)
+
+# Where a clause starts: what comes before it does not negate or describe what follows.
+_CLAUSE_BREAK = re.compile(
+    r"[.;:!?,\n]|\b(?:so|but|therefore|thus|hence|instead|then|because|since|as|while|whereas|although|"
+    r"i\.e|e\.g)\b",
+    re.IGNORECASE,
+)
+# Negations anywhere in the same clause before an action ("we should not go left", "no sign of it turning
+# left"); weaker ones only right before it ("avoid turning right", "unsafe to go straight").
 _NEGATION = re.compile(
-    r"\b(?:not|never|no|don't|dont|do\s+not|cannot|can't|can\s+not|shouldn't|should\s+not|avoid|"
-    r"avoiding|instead\s+of|rather\s+than|unsafe\s+to|dangerous\s+to|won't|wouldn't|isn't)\b[^.;:!?]{0,25}$",
+    r"\b(?:not|never|no|don't|dont|cannot|can't|shouldn't|won't|wouldn't|isn't|aren't|neither|nor|without)\b",
     re.IGNORECASE,
 )
-_EXPLICIT = re.compile(
-    r"(?:final\s+answer|answer|correct\s+option|correct\s+choice|best\s+option|best\s+choice|option|choice|"
-    r"decision|i\s+(?:would\s+)?(?:choose|select|pick)|i\s+will\s+(?:choose|select|pick)|i\s+choose)"
-    r"\s*(?:is|would\s+be|:|=|-)?\s*[:*]*\s*",
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:avoid|avoiding|instead\s+of|rather\s+than|unsafe\s+to|dangerous\s+to|risky\s+to|impossible\s+to)\s+$",
     re.IGNORECASE,
 )
+# A verdict after an action or option in the same clause ("turning left would be dangerous").
+_REFUTED_AFTER = re.compile(
+    r"^[^.;!?\n]{0,30}?\b(?:is|are|was|were|would\s+be|seems|looks|appears)\s+(?:also\s+|too\s+|very\s+|"
+    r"clearly\s+|completely\s+|partially\s+)?(?:not\b|unsafe|dangerous|risky|blocked|obstructed|occupied|"
+    r"impossible|incorrect|wrong|ruled\s+out|eliminated|a\s+bad|hazardous|closed)",
+    re.IGNORECASE,
+)
+# Other road users' movements are descriptions, not the answer ("the truck is turning left", "a person
+# walking on the left"); the ego agent's are answers ("the ego vehicle is going straight").
+_OTHER_SUBJECT = re.compile(
+    r"\b(?:trucks?|cars?|bus|buses|vans?|taxis?|vehicles|pedestrians?|person|people|man|woman|child|children|"
+    r"cyclists?|bicycles?|bikes?|motorcycles?|motorbikes?|riders?|scooters?|dogs?|cats?|deer|fox|foxes|pigs?|"
+    r"raccoons?|animals?|cows?|rickshaws?|traffic|it|they|he|she|someone|others?|objects?|obstacles?)"
+    r"(?:\s+(?:ahead|nearby|also|currently|now|still|slowly|just|is|are|was|were|not|in\s+front|"
+    r"on\s+the\s+\w+))*\s*$",
+    re.IGNORECASE,
+)
+_PROGRESSIVE = re.compile(r"(?:\b(?:is|are|was|were)|'s|'re)\s+(?:also\s+|currently\s+|now\s+|still\s+|"
+                          r"slowly\s+|just\s+)?$", re.IGNORECASE)
+_EGO_OR_CHOICE = re.compile(r"\b(?:ego|we|i|our|us|you|robot|agent|safest|best|option|choice|answer|should|"
+                            r"must|recommend|recommended)\b", re.IGNORECASE)
+
+# Explicit answers. Each pattern's match is followed by the answer fragment (or names the letter itself).
+_CONNECTOR = (r"\s*(?:(?:is|was|would\s+be|should\s+be|will\s+be|must\s+be)\b\s*[:=-]?|[:=\-])"
+              r"\s*(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?")
+_EXPLICIT = [
+    # "Answer: B", "The correct option is (C)", '{"answer": "C"}', "final answer is B"
+    re.compile(r"\b(?:final\s+answer|answer|(?:correct|best|safest|recommended|selected|chosen|right|final)\s+"
+               r"(?:option|choice)|option|choice|decision)\b[\"'*]*" + _CONNECTOR, re.IGNORECASE),
+    # "The safest direction is straight ahead", "Recommended action: go straight", '{"direction": "right"}'
+    re.compile(r"\b(?:safest|best|recommended|correct|chosen|optimal|right|final)\s+(?:direction|path|route|"
+               r"way|move|action|maneuver|manoeuvre|course\s+of\s+action)\b[\"'*]*" + _CONNECTOR
+               + r"(?:to\s+)?", re.IGNORECASE),
+    re.compile(r"\b(?:direction|action)\b[\"'*]*\s*:\s*", re.IGNORECASE),
+    # "I would choose B", "I'd go with C", "I think B", "I select option A"
+    re.compile(r"\b(?:i\s+(?:would\s+|will\s+)?|i'd\s+|i'll\s+|let's\s+)(?:choose|select|pick|go\s+with|opt\s+for)"
+               r"\b\s*:?\s*|\bi\s+think\s+(?:it's\s+|it\s+is\s+)?", re.IGNORECASE),
+    # \boxed{C}, \boxed{\text{B}}
+    re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{\s*)?"),
+    # 答案：C, 答案是A, 选C, 我选择B
+    re.compile(r"(?:最终)?答案\s*(?:是|为|應為|应为)?\s*:?\s*|选(?:择|项)?\s*:?\s*"),
+]
+# Markers that are about the options in general, not an answer ("let's analyze each option:").
+_GENERAL_BEFORE = re.compile(r"\b(?:each|every|all|the\s+following|these|other|which|of\s+the)\s+$", re.IGNORECASE)
+# A letter named by its verdict: "C is the safest choice", "A (go left) is the safest", "B is correct".
+_LETTER_VERDICT = re.compile(
+    r"(?<![\w'])\(?(?P<letter>[ABC])\)?(?:\s*\([^()\n]{0,30}\))?\s+(?:is|would\s+be|seems)\s+(?:the\s+)?"
+    r"(?i:(?:most\s+)?(?:safest|best|correct|optimal|safe|appropriate)\b|right\s+(?:answer|choice|option)\b)"
+)
+# A conclusion that is only a letter: "Options A and C are blocked, so B".
+_CONCLUSION_LETTER = re.compile(
+    r"(?i:\b(?:so|thus|therefore|hence)\b),?\s+(?i:option\s+)?\(?(?P<letter>[ABC])\)?(?=\s*(?:[.!;,)]|$))"
+)
+# A direction named by its verdict: "Left is the safest direction", "Straight ahead is the best".
+_DIRECTION_VERDICT = re.compile(
+    r"\b(?P<dir>left|right|straight|forward)(?:\s+ahead)?\s+is\s+(?:the\s+)?(?:safest|best|correct|optimal)\b",
+    re.IGNORECASE,
+)
+
 _LETTER_FORMS = re.compile(
-    r"^\s*[\(\[\*\"']*\s*(?P<letter>[ABCabc])\s*(?:[\)\]\.:,\*\"']|$|\s+(?:go|-|–))", re.IGNORECASE
+    r"^\s*[\(\[\*\"'{]*\s*(?P<letter>[ABCabc])\s*(?:[\)\]\.:,\*\"'}!]|$|\s+(?:go\b|-|–|\())", re.IGNORECASE
 )
-_UPPER_LETTER_WORD = re.compile(r"^(?P<letter>[ABC])\s+(?:because|since|as|given|due)\b")
+_UPPER_LETTER_WORD = re.compile(r"^[\(\[\*\"'{]*(?P<letter>[ABC])\s+(?:because|since|as|given|due|\()")
 _STANDALONE_LETTER = re.compile(r"^\W*(?P<letter>[ABCabc])\W*$")
 _OPTION_LETTER = re.compile(r"\b(?:option|choice)\s*\(?(?P<letter>[ABCabc])\)?(?![\w])", re.IGNORECASE)
+_FOLLOWING_DIRECTION = re.compile(r"^[\s\)\]\.:,\-–*\"'(]*(?:go\s+|going\s+)?(?P<dir>left|straight|right|forward)\b",
+                                  re.IGNORECASE)
+_DIRECTION_THEN_LETTER = re.compile(r"^(?P<dir>left|straight|right|forward)\s*\(\s*(?P<letter>[ABC])\s*\)",
+                                    re.IGNORECASE)
+# An option list echoed back or analysed line by line ("- A. go left: a cyclist is there").
+_ENUMERATION_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*|\d+[.)][ \t]*)?(?:\*\*)?[ \t]*(?:option[ \t]+)?\(?[ABC][\).:][ \t]*(?:\*\*)?[ \t]*"
+    r"(?:go[ \t]+)?(?:left|straight|right)\b[^\n]*",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
-def _strip_reasoning(text: str) -> str:
-    """Remove `<think>...</think>` blocks; a lone `</think>` means everything before it was reasoning."""
-    text = _THINK_BLOCK.sub(" ", text)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end():]
-    opening = _THINK_OPEN.search(text)
-    if opening:  # an unterminated reasoning block: only what came before it is an answer
-        text = text[: opening.start()]
-    return text.strip()
+def _clause_before(text: str, start: int) -> str:
+    """The part of the clause that precedes position `start` (at most 120 characters back)."""
+    window = text[max(0, start - 120): start]
+    cut = 0
+    for match in _CLAUSE_BREAK.finditer(window):
+        cut = match.end()
+    return window[cut:]
 
 
-def _negated(text: str, start: int) -> bool:
-    return bool(_NEGATION.search(text[max(0, start - 40): start]))
+def _is_answer_action(text: str, start: int, end: int) -> bool:
+    """Whether an action phrase at text[start:end] is the speaker's choice (not negated, refuted or
+    another road user's movement)."""
+    before = _clause_before(text, start)
+    if _NEGATION.search(before) or _NEGATION_BEFORE.search(before):
+        return False
+    if _REFUTED_AFTER.match(text, end, min(len(text), end + 60)):
+        return False
+    if _OTHER_SUBJECT.search(before):
+        return False
+    return not (_PROGRESSIVE.search(before) and not _EGO_OR_CHOICE.search(before))
 
 
-def _action_mentions(text: str) -> list[tuple[int, str]]:
-    """(position, answer) for every non-negated action phrase ("go left", "steering to the right", ...)."""
+def _enumeration_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of option lines when the response lists two or more of them (an analysis, not an answer)."""
+    spans = [m.span() for m in _ENUMERATION_LINE.finditer(text)]
+    return spans if len(spans) >= 2 else []
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= position < b for a, b in spans)
+
+
+def _action_mentions(text: str, skip: list[tuple[int, int]] = ()) -> list[tuple[int, str]]:
+    """(position, answer) for every action phrase that is an answer ("go left", "steering to the right")."""
     found: list[tuple[int, str]] = []
     for pattern in (_ACTION, _TURN_NOUN):
         for match in pattern.finditer(text):
-            if _negated(text, match.start()):
+            if _inside(match.start(), skip) or not _is_answer_action(text, match.start(), match.end()):
                 continue
             found.append((match.start(), _DIRECTION_WORDS[match.group("dir").lower()]))
     found.sort()
     return found
+
+
+def _letter(letter: str, rest: str) -> str | None:
+    """The answer of an option letter, or None when the option text right after it names another direction
+    ("C. go left" is self-contradicting: no answer is better than a guess)."""
+    answer = LETTER_TO_ANSWER[letter.upper()]
+    following = _FOLLOWING_DIRECTION.match(rest)
+    if following and _DIRECTION_WORDS[following.group("dir").lower()] != answer:
+        return None
+    return answer
 
 
 def _parse_fragment(fragment: str) -> str | None:
@@ -216,65 +320,128 @@ def _parse_fragment(fragment: str) -> str | None:
     fragment = fragment.strip().strip("*_`\"' ")
     if not fragment:
         return None
-    letter = _LETTER_FORMS.match(fragment)
-    if letter:
-        return LETTER_TO_ANSWER[letter.group("letter").upper()]
-    upper = _UPPER_LETTER_WORD.match(fragment)
-    if upper:  # "B because ..." right after an answer marker; lower-case "a" here is an article
-        return LETTER_TO_ANSWER[upper.group("letter")]
+    for form in (_LETTER_FORMS, _UPPER_LETTER_WORD):
+        letter = form.match(fragment)
+        if letter:
+            return _letter(letter.group("letter"), fragment[letter.end("letter"):])
     option = _OPTION_LETTER.search(fragment)
     if option:
-        return LETTER_TO_ANSWER[option.group("letter").upper()]
+        return _letter(option.group("letter"), fragment[option.end():])
+    pair = _DIRECTION_THEN_LETTER.match(fragment)
+    if pair:  # "left (A)": the word and the letter must agree
+        word = _DIRECTION_WORDS[pair.group("dir").lower()]
+        return word if LETTER_TO_ANSWER.get(pair.group("letter").upper()) == word else None
     actions = _action_mentions(fragment)
     if actions:
         return actions[0][1]
     words = re.findall(r"[a-z]+", fragment.lower())
+    while words and words[0] in ("to", "the", "go", "going", "move", "moving"):
+        words = words[1:]
     if words and words[0] in _DIRECTION_WORDS:
         return _DIRECTION_WORDS[words[0]]
+    for char, answer in _CHINESE_DIRECTIONS:
+        if fragment.lstrip("向往").startswith(char):
+            return answer
     return None
+
+
+def _tail_after(text: str, end: int) -> str:
+    """The answer fragment after a marker: the rest of its line up to the sentence end, or the next line when
+    the marker ends its line ("Answer:\\nB") and that line is short."""
+    line_end = text.find("\n", end)
+    line = text[end: line_end if line_end >= 0 else len(text)][:80]
+    if not line.strip() and line_end >= 0:
+        nxt = text.find("\n", line_end + 1)
+        line = text[line_end + 1: nxt if nxt >= 0 else len(text)][:80]
+        if len(line.split()) > 6:
+            return ""
+    return re.split(r";|(?<=[a-z])\.\s|[.!?](?:\s|$)(?=[A-Z\s]|$)", line, maxsplit=1)[0]
+
+
+def _explicit_answer(text: str, skip: list[tuple[int, int]]) -> str | None:
+    """The last explicit answer: a marker followed by a parsable answer, or a letter or direction named
+    by its verdict."""
+    found: list[tuple[int, str]] = []
+    for pattern in _EXPLICIT:
+        for match in pattern.finditer(text):
+            if _inside(match.start(), skip) or _GENERAL_BEFORE.search(text, max(0, match.start() - 20),
+                                                                      match.start()):
+                continue
+            parsed = _parse_fragment(_tail_after(text, match.end()))
+            if parsed is not None:
+                found.append((match.start(), parsed))
+    for pattern in (_LETTER_VERDICT, _CONCLUSION_LETTER):
+        for match in pattern.finditer(text):
+            if not _inside(match.start(), skip):
+                found.append((match.start(), LETTER_TO_ANSWER[match.group("letter")]))
+    for match in _DIRECTION_VERDICT.finditer(text):
+        if not _inside(match.start(), skip):
+            found.append((match.start(), _DIRECTION_WORDS[match.group("dir").lower()]))
+    return max(found)[1] if found else None
+
+
+def _option_mention(text: str, skip: list[tuple[int, int]]) -> str | None:
+    """The one option named without being refuted ("Option A is blocked. Option C is free." -> C); None when
+    no option or several different ones are named."""
+    named = set()
+    for match in _OPTION_LETTER.finditer(text):
+        if _inside(match.start(), skip) or _REFUTED_AFTER.match(text, match.end(), min(len(text), match.end() + 60)):
+            continue
+        if _NEGATION.search(_clause_before(text, match.start())):
+            continue
+        named.add(LETTER_TO_ANSWER[match.group("letter").upper()])
+    return named.pop() if len(named) == 1 else None
 
 
 def parse_answer(response: str | None) -> str | None:
     """Map a model's raw response to `left` / `straight` / `right`, or None when it cannot tell.
 
     Order of preference: (1) an explicit final answer ("Answer: B", "The correct option is (C)",
-    "Final answer: go left"), the last one wins; (2) a response that is only a letter, an option line or
-    a direction; (3) the last non-negated action phrase ("so go right", "steer to the left"). A bare
-    direction word inside a sentence ("the left lane is blocked") is a description, not a choice, and
-    a capital A inside a word or used as an article is never option A. Reasoning blocks are ignored.
+    '{"answer": "C"}', "\\boxed{C}", "答案：C", "the safest direction is B", "so B", "C is the safest"), the
+    last one wins; (2) a response that starts with a letter or option line; (3) one option named and not
+    refuted; (4) a short response (a letter, a direction, "left (A)"); (5) the last action phrase that is the
+    speaker's choice ("so go right", "steer to the left"). Never an answer: a bare direction word inside a
+    sentence ("the left lane is blocked"), a negated or refuted action ("turning left would be dangerous"),
+    another road user's movement ("the truck is turning left"), option lists echoed or analysed line by line,
+    a capital A used as an article, a letter whose option text names another direction ("C. go left"), and
+    reasoning blocks. When in doubt: None (scored wrong and counted as unparsed), never a guess.
     """
     if response is None:
         return None
-    text = _strip_reasoning(str(response))
+    from eval_kit.responses import bound, fold_punctuation, strip_reasoning
+
+    text = fold_punctuation(bound(strip_reasoning(str(response)), ANSWER_HEAD, ANSWER_TAIL)).strip()
     if not text:
         return None
+    enumerations = _enumeration_spans(text)
 
-    # (1) explicit answer markers: parse what follows the last one that yields a label
-    explicit: str | None = None
-    for match in _EXPLICIT.finditer(text):
-        tail = text[match.end(): match.end() + 80]
-        tail = re.split(r"[\n;]|(?<=[a-z])\.\s", tail, maxsplit=1)[0]
-        parsed = _parse_fragment(tail)
-        if parsed is not None:
-            explicit = parsed
+    # (1) explicit answers: the last one that yields a label
+    explicit = _explicit_answer(text, enumerations)
     if explicit is not None:
         return explicit
-    option = list(_OPTION_LETTER.finditer(text))
-    if option:
-        return LETTER_TO_ANSWER[option[-1].group("letter").upper()]
 
-    # (2) the whole response is a short answer
+    # (2) a response that starts with its answer ("C. go right\n\nThe left side ...")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     first = lines[0] if lines else text
-    if _STANDALONE_LETTER.match(text):
-        return LETTER_TO_ANSWER[_STANDALONE_LETTER.match(text).group("letter").upper()]
-    if len(text.split()) <= 4 or _LETTER_FORMS.match(first):
-        short = _parse_fragment(first if _LETTER_FORMS.match(first) else text)
+    standalone = _STANDALONE_LETTER.match(text)
+    if standalone:
+        return LETTER_TO_ANSWER[standalone.group("letter").upper()]
+    if not enumerations and (_LETTER_FORMS.match(first) or _UPPER_LETTER_WORD.match(first)):
+        return _parse_fragment(first)
+
+    # (3) one option named and not refuted
+    option = _option_mention(text, enumerations)
+    if option is not None:
+        return option
+
+    # (4) the whole response is a short answer
+    if len(text.split()) <= 4:
+        short = _parse_fragment(text)
         if short is not None:
             return short
 
-    # (3) the last action phrase
-    actions = _action_mentions(text)
+    # (5) the last action phrase that is a choice
+    actions = _action_mentions(text, enumerations)
     if actions:
         return actions[-1][1]
     return None

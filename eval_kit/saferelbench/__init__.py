@@ -14,6 +14,7 @@ from eval_kit.registry import Benchmark
 BENCHMARK = Benchmark(
     name="saferelbench",
     title="SafeRelBench",
+    hub_id="hazardkit/saferelbench",  # on the Hugging Face Hub: `--data ORG/NAME[@vX.Y.Z]`
     package="eval_kit.saferelbench",
     task="eval_kit.saferelbench.task:SafeRelBenchTask",
     score_run="eval_kit.saferelbench.task:score_run",
@@ -26,6 +27,7 @@ BENCHMARK = Benchmark(
     citation="eval_kit.saferelbench.spec:CITATION",
     publisher="builder.saferelbench.publisher:saferelbench_publisher",
     build_commands=(("saferel", "builder.saferelbench.commands:saferel"),),
+    lmms_eval="eval_kit.saferelbench.lmms_eval:TASK",
     demo="builder.saferelbench.demo_steps:demo_steps",
     variants=("base", "risk_aware", "action_grounded"),
     has_images=False,

@@ -14,7 +14,7 @@ from eval_kit.saferelbench.submission import score_files
 @click.command()
 @click.option("--samples", "-s", "samples_path", required=True, type=click.Path(path_type=Path),
               help="Samples: a JSON Lines file or folder (manifests/saferelbench/), a Parquet file, or a dataset "
-                   "folder (data/<config>/*.parquet).")
+                   "folder (data/<config>/*.parquet), or a Hub id ORG/NAME[@REVISION] (e.g. hazardkit/saferelbench).")
 @click.option("--plans", "-p", type=click.Path(path_type=Path), default=None,
               help="JSON Lines: {\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} "
                    "and/or {\"response\": raw text}.")
@@ -28,17 +28,31 @@ from eval_kit.saferelbench.submission import score_files
 @click.option("--write-traces", "traces_out", type=click.Path(path_type=Path), default=None,
               help="Write the executor's traces (JSON Lines, the --traces format) here.")
 @click.option("--per-sample", is_flag=True, help="With --json: include every episode's goals and outcome.")
+@click.option("--from-lmms-eval", "lmms_samples", type=click.Path(path_type=Path), default=None,
+              help="Instead of --plans: an lmms-eval samples log (--log_samples) of the task "
+                   "`hazardkit export lmms-eval` wrote.")
 def score_saferelbench(samples_path: Path, plans: Path | None, traces: Path | None, config: str | None,
                        as_json: bool, allow_missing: bool, on_failure: str, traces_out: Path | None,
-                       per_sample: bool) -> None:
+                       per_sample: bool, lmms_samples: Path | None) -> None:
     """Score SafeRelBench plans and/or traces: SR, SSR, SRec, SSR/SR by relation, risk type, split, variant.
 
     Plans run through the symbolic executor; process-level goals are checked before every executed
     occurrence of their trigger, termination-level goals on the final state according to their gate.
     Unparseable or empty plans are failures (SR = SSR = 0), counted in `unparsed`.
     """
-    result = score_files(samples_path, plans, traces, config=config, allow_missing=allow_missing,
-                         on_failure=on_failure, traces_out=traces_out, per_sample=per_sample)
+    from eval_kit.registry import resolve_data
+
+    samples_path, _ = resolve_data(samples_path, config=config, field="--samples")
+    if lmms_samples is None:
+        result = score_files(samples_path, plans, traces, config=config, allow_missing=allow_missing,
+                             on_failure=on_failure, traces_out=traces_out, per_sample=per_sample)
+    else:
+        from eval_kit.lmms_export import prediction_file
+
+        with prediction_file(plans, lmms_samples) as converted:
+            result = score_files(samples_path, converted, traces, config=config, allow_missing=allow_missing,
+                                 on_failure=on_failure, traces_out=traces_out, per_sample=per_sample)
+        result["plans"]["path"] = str(lmms_samples)
     if as_json:
         click.echo(json.dumps(result, sort_keys=False))
     else:

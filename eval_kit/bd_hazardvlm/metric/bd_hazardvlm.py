@@ -10,6 +10,8 @@ import datasets
 import evaluate
 
 from eval_kit.bd_hazardvlm import spec
+from eval_kit.bd_hazardvlm.metric_columns import from_stored, prepare, score, to_stored
+from eval_kit.metric_inputs import DirectCompute
 
 _DESCRIPTION = """
 BD-HazardVLM scores a vision-language model's eight-field defensive-driving answer for Bangladesh road
@@ -22,16 +24,20 @@ hallucination and Western-road-bias self-reports against the human trap labels, 
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions: per image, the raw model response as a string (parsed with the benchmark parser; a
-        parsed eight-field object can be passed as its JSON text, `json.dumps(obj)`).
-    references: per image, the annotation with hazard_present, primary_hazard_category, risk_timing,
-        severity, defensive_actions, hallucination_trap, western_bias_trap.
+    predictions: per image, the raw model response (parsed with hazardkit's parser: fenced, surrounded,
+        truncated, single-quoted or trailing-comma JSON is read, and counted schema-invalid when malformed),
+        or an already-parsed eight-field object (a dict).
+    references: per image, the annotation row as `load_dataset` returns it (ClassLabel integers or names,
+        extra columns such as `id` ignored; `list(ds)` or `ds.to_list()`), or its JSON string; it needs
+        hazard_present, primary_hazard_category, risk_timing, severity, defensive_actions,
+        hallucination_trap, western_bias_trap.
 Returns:
     The nested result of `eval_kit.bd_hazardvlm.scoring.compute_scores` (e.g. result["category"]["macro_f1"],
     result["western_bias_trap"]["recall"]).
 Examples:
     >>> metric = evaluate.load("eval_kit/bd_hazardvlm/metric/bd_hazardvlm.py")
-    >>> metric.compute(predictions=[response_text], references=[annotation])["timing"]["accuracy"]
+    >>> ds = datasets.load_dataset("hazardkit/bd-hazardvlm", "demo_annotations", split="test")
+    >>> metric.compute(predictions=responses, references=ds.to_list())["timing"]["accuracy"]
 """
 
 
@@ -47,7 +53,7 @@ _REFERENCE = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BdHazardvlm(evaluate.Metric):
+class BdHazardvlm(DirectCompute, evaluate.Metric):
     def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -57,10 +63,7 @@ class BdHazardvlm(evaluate.Metric):
             reference_urls=["https://github.com/hazardkit/hazardkit"],
         )
 
-    def _compute(self, predictions, references):
-        from eval_kit.bd_hazardvlm import spec
-        from eval_kit.bd_hazardvlm.scoring import compute_scores
-
-        results = [spec.parse_response(pred) for pred in predictions]
-        return compute_scores(list(references), [r.prediction for r in results],
-                              schema_valid=[r.valid for r in results])
+    _prepare = staticmethod(prepare)
+    _score = staticmethod(score)
+    _to_stored = staticmethod(to_stored)
+    _from_stored = staticmethod(from_stored)

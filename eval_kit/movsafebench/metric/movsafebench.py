@@ -1,32 +1,37 @@
 """MovSafeBench accuracy with the paper's breakdowns, as a Hugging Face `evaluate` metric.
 
-Load with `evaluate.load("eval_kit/movsafebench/metric/movsafebench.py")`. The computation lives in
-`eval_kit.movsafebench.scoring.compute_scores`; this module only declares inputs and calls it.
+Load with `evaluate.load("eval_kit/movsafebench/metric/movsafebench.py")`. Inputs are taken as `load_dataset`
+returns them (ClassLabel integers or names) and predictions as labels, option letters or raw model text;
+`eval_kit.movsafebench.metric_columns` turns them into labels and `eval_kit.movsafebench.scoring.compute_scores`
+scores them, exactly as `hazardkit score movsafebench` does.
 """
 
 import datasets
 import evaluate
 
+from eval_kit.metric_inputs import DirectCompute
 from eval_kit.movsafebench import spec
-from eval_kit.movsafebench.scoring import compute_scores
+from eval_kit.movsafebench.metric_columns import from_stored, prepare, score, to_stored
 
 _DESCRIPTION = """
 MovSafeBench asks a vision-language model for the safe direction (left / straight / right) in a driving or
 robot image where the HazardForge pipeline inserted a hazard. `accuracy` is over edited images only (the
 paper's "Total"); `by_scenario` includes the unedited `no_edit` images; `by_category`, `by_group`
-(normal / anomalous) and `by_source` (drivebench / sa_bench) are over edited images. An empty prediction ""
-(unparsable answer) is scored wrong and counted in `unparsed`. `ci95` is a percentile bootstrap interval
-resampling source images.
+(normal / anomalous) and `by_source` (drivebench / sa_bench) are over edited images. A prediction that is
+not a label or letter is parsed as raw model text with hazardkit's answer parser; one it cannot read is
+scored wrong and counted in `unparsed`. `ci95` is a percentile bootstrap interval resampling source images.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions: list of `left` / `straight` / `right`, or "" for no parsable answer.
-    references: list of the true answers.
-    scenarios: list of `no_edit` / `static` / `motion` / `intrusion` / `distance`.
-    categories: list of object categories ("" for `no_edit`).
-    source_benchmarks: list of `drivebench` / `sa_bench`.
-    source_ids: list of source-image ids (clusters of the bootstrap).
+    predictions: per row, `left` / `straight` / `right`, an option letter `A` / `B` / `C`, a ClassLabel index
+        (0..2), raw model text (parsed), or None / "" for no answer.
+    references: the true answers: label names, letters or ClassLabel indices (`ds["answer"]` as is).
+    scenarios: optional, `ds["scenario"]` (names or indices). Without it every row counts as edited and
+        `by_scenario` is empty.
+    categories: optional, `ds["category"]` (None / -1 / "" for `no_edit`). Gives by_category and by_group.
+    source_benchmarks: optional, `ds["source_benchmark"]`. Gives by_source.
+    source_ids: optional, `ds["source_id"]`: the bootstrap's clusters (default: every row its own).
     n_bootstrap: bootstrap resamples (default 1000).
     seed: bootstrap seed (default 0).
 Returns:
@@ -34,17 +39,16 @@ Returns:
     confusion_matrix, ci95, ci_method, num_samples, num_edited.
 Examples:
     >>> metric = evaluate.load("eval_kit/movsafebench/metric/movsafebench.py")
-    >>> out = metric.compute(predictions=["left", "right"], references=["left", "left"],
-    ...     scenarios=["static", "static"], categories=["dog", "cone"],
-    ...     source_benchmarks=["drivebench", "drivebench"], source_ids=["a", "b"])
-    >>> out["accuracy"]
+    >>> metric.compute(predictions=["A", "The answer is C."], references=[0, 0])["accuracy"]
     0.5
+    >>> ds = datasets.load_dataset("hazardkit/movsafebench", "demo", split="test")
+    >>> metric.compute(predictions=responses, references=ds["answer"], scenarios=ds["scenario"],
+    ...     categories=ds["category"], source_benchmarks=ds["source_benchmark"], source_ids=ds["source_id"])
 """
 
 
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class MovSafeBench(evaluate.Metric):
+class MovSafeBench(DirectCompute, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -63,22 +67,7 @@ class MovSafeBench(evaluate.Metric):
             reference_urls=["https://github.com/hazardkit/hazardkit"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """All inputs at once in one process: score them directly. evaluate's Arrow cache exists for
-        incremental `add_batch` and multi-process runs; on a million rows it costs 5x the scoring itself
-        (benchmarks/score_speed.py), so those cases alone go through it."""
-        names = self._feature_names()
-        inputs = {"predictions": predictions, "references": references, **kwargs}
-        direct = (self.num_process == 1 and self.writer is None and all(inputs.get(n) is not None for n in names))
-        if not direct:
-            return super().compute(predictions=predictions, references=references, **kwargs)
-        options = {k: v for k, v in kwargs.items() if k not in names}
-        return self._compute(**{n: list(inputs[n]) for n in names}, **options)
-
-    def _compute(self, predictions, references, scenarios, categories, source_benchmarks, source_ids,
-                 n_bootstrap=1000, seed=0):
-        # evaluate's type check refuses None in string columns: "" stands for "no answer" / "no category"
-        predictions = [p or None for p in predictions]
-        categories = [c or None for c in categories]
-        return compute_scores(references, predictions, scenarios, categories, source_benchmarks, source_ids,
-                              n_bootstrap=n_bootstrap, seed=seed)
+    _prepare = staticmethod(prepare)
+    _score = staticmethod(score)
+    _to_stored = staticmethod(to_stored)
+    _from_stored = staticmethod(from_stored)
