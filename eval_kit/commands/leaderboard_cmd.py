@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -23,23 +22,24 @@ def leaderboard() -> None:
               help="Results table (Parquet); created when absent.")
 @click.option("--model", default=None, help="Model name for results that do not carry one.")
 @click.option("--run", "run_name", default=None, help="Run name for results that do not carry one.")
-def add(results: tuple[Path, ...], table: Path, model: str | None, run_name: str | None) -> None:
+@click.option("--config", default=None, help="Dataset config the results were scored on (default: from the result, "
+              "its run folder's run.json, or the references it names).")
+@click.option("--dataset-version", default=None, help="Dataset release version (default: the release manifest of "
+              "the references, if published).")
+@click.option("--dataset-revision", default=None, help="Dataset revision (default: from the result or run folder, "
+              "else the content revision of the references).")
+def add(results: tuple[Path, ...], table: Path, model: str | None, run_name: str | None, config: str | None,
+        dataset_version: str | None, dataset_revision: str | None) -> None:
     """Add scored results (the --json output of `hazardkit score ...`, or a run's scores.json) to the table.
 
-    A result with the same benchmark, model and run as a row already there replaces it.
+    Every row records the benchmark, dataset config, version and revision it was measured on; results on
+    demo or synthetic data are marked and ranked apart. A result with the same benchmark, config, model and
+    run as a row already there replaces it.
     """
-    from eval_kit.leaderboard.results import add_results, result_row
+    from eval_kit.leaderboard.results import add_results, load_result_file, result_row
 
-    rows = []
-    for path in results:
-        if not path.is_file():
-            raise BadInput("results file not found", path=path)
-        try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise BadInput(f"not a JSON file ({exc})", path=path,
-                           fix="save `hazardkit score ... --json` output") from None
-        rows.append(result_row(obj, source=str(path), model=model, run=run_name))
+    rows = [result_row(load_result_file(path), source=str(path), model=model, run=run_name, config=config,
+                       version=dataset_version, revision=dataset_revision) for path in results]
     added, replaced = add_results(table, rows)
     click.echo(f"{table}: {added} added, {replaced} replaced")
 
