@@ -144,7 +144,7 @@ def provenance(result: dict[str, Any], source: str | Path, *, config: str | None
     cannot be found is bad input: a row without them would hide what it was measured on.
     """
     source = Path(source)
-    identity = _run_identity(source)
+    identity = {} if (config and revision) else _run_identity(source)
     data = result.get("references") or result.get("samples") or identity.get("data")
     config = config or result.get("config") or identity.get("config") or config_of(data if isinstance(data, str)
                                                                                     else None)

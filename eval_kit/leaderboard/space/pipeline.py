@@ -1,0 +1,269 @@
+"""From an upload to a leaderboard row: limits, validation, scoring, moderation, rescoring.
+
+No second scorer: validation is the benchmark's `SubmissionChecker` (what `hazardkit validate` runs) and
+scoring is the benchmark's registered `score_run` on a task built from the operator's references (what
+`hazardkit score run` runs), so a row in the app equals what the CLI computes on the same files.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval_kit.errors import BadInput
+from eval_kit.leaderboard.space.settings import SpaceSettings
+from eval_kit.leaderboard.space.store import SubmissionStore, now
+
+log = logging.getLogger(__name__)
+MAX_ERROR_LINES = 20  # problems listed per submission; the rest are counted
+_LINK = re.compile(r"https?://[^\s<>\"']{1,190}")
+
+
+@dataclass
+class Outcome:
+    """What the submitter sees: a status, one line per message (as the CLI prints them), the new row."""
+
+    status: str  # refused | invalid | failed | pending | published
+    lines: list[str] = field(default_factory=list)
+    submission_id: str | None = None
+    row: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def display_name(filename: str | None) -> str:
+    """The uploaded file's base name, printable and short: what error lines name instead of server paths."""
+    name = Path(str(filename or "upload")).name
+    name = "".join(c if c.isprintable() else "?" for c in name)[:80]
+    return name or "upload"
+
+
+class Leaderboard:
+    """The app's engine: the operator's settings, the submission store and the results table."""
+
+    def __init__(self, settings: SpaceSettings) -> None:
+        self.settings = settings
+        self.store = SubmissionStore(settings.submissions)
+        self._references: dict[str, Path] = {}
+        self._reference_ids: dict[str, set[str]] = {}
+        self._revisions: dict[str, str] = {}
+
+    # --- the operator's references ---------------------------------------------------------------
+    def benchmarks(self) -> list[str]:
+        return list(self.settings.references)
+
+    def references(self, benchmark: str) -> tuple[Path, str | None]:
+        ref = self.settings.references.get(benchmark)
+        if ref is None:
+            raise BadInput(f"this leaderboard takes no {benchmark} submissions", field="benchmark",
+                           fix=f"choose one of {', '.join(self.settings.references) or '(none configured)'}")
+        if benchmark not in self._references:
+            self._references[benchmark] = ref.local_path(self.settings.token)
+        return self._references[benchmark], ref.config
+
+    def reference_ids(self, benchmark: str) -> set[str]:
+        if benchmark not in self._reference_ids:
+            from eval_kit.leaderboard.checker import checker_for
+
+            path, config = self.references(benchmark)
+            self._reference_ids[benchmark] = checker_for(benchmark).reference_ids(path, config)
+        return self._reference_ids[benchmark]
+
+    def revision(self, benchmark: str) -> str:
+        """The references' revision: the Hub revision asked for, else the benchmark's content revision."""
+        if benchmark not in self._revisions:
+            from eval_kit.leaderboard.checker import checker_for
+
+            ref = self.settings.references[benchmark]
+            path, config = self.references(benchmark)
+            self._revisions[benchmark] = ref.hub_revision or checker_for(benchmark).reference_revision(path, config)
+        return self._revisions[benchmark]
+
+    def config(self, benchmark: str) -> str:
+        from eval_kit.leaderboard.provenance import DEFAULT_CONFIG, config_of
+
+        path, config = self.references(benchmark)
+        return config or config_of(path) or DEFAULT_CONFIG
+
+    def warm(self) -> None:
+        """Load every benchmark's references once (ids and revision), so the first submission is fast."""
+        for benchmark in self.benchmarks():
+            self.reference_ids(benchmark)
+            self.revision(benchmark)
+
+    # --- submitting ------------------------------------------------------------------------------
+    def submit(self, upload: Path | None, filename: str | None, benchmark: str, model: str, link: str = "",
+               backend: str = "", user: str = "anonymous") -> Outcome:
+        """Check the limits, store the upload with its sha256, validate and score it; never raises."""
+        from eval_kit import registry
+        from eval_kit.leaderboard.provenance import checked_text
+        from eval_kit.leaderboard.space.uploads import read_upload
+
+        name = display_name(filename or (upload.name if upload else None))
+        try:
+            if upload is None:
+                raise BadInput("no file uploaded", fix="choose a predictions .jsonl or a run folder .zip")
+            bench = registry.get(benchmark)
+            self.references(bench.name)
+            model = checked_text((model or "").strip(), "model", required=True) or ""
+            link = (link or "").strip()
+            if link and not _LINK.fullmatch(link):
+                raise BadInput("link must be an http(s) URL without spaces", field="link",
+                               fix="e.g. https://huggingface.co/ORG/MODEL")
+            backend = checked_text((backend or "").strip(), "backend") or ""
+            data, kind = read_upload(Path(upload), name, self.settings.max_upload_bytes)
+            record = self.store.create(user=user, benchmark=bench.name, model=model, link=link or None,
+                                       backend=backend or None, filename=name, data=data, kind=kind,
+                                       daily_limit=self.settings.daily_limit)
+        except BadInput as exc:
+            return Outcome("refused", [f"error: {exc}"])
+        return self.evaluate(record)
+
+    def evaluate(self, record: dict[str, Any]) -> Outcome:
+        """Validate and score a stored submission (new, or rescored); records the outcome; never raises."""
+        submission_id = record["id"]
+        upload = self.store.upload_path(record)
+        try:
+            row, lines = self._score(record, upload)
+        except _Invalid as exc:
+            self.store.update(submission_id, status="invalid", outcome=exc.lines[0], scored_at=_stamp())
+            return Outcome("invalid", exc.lines, submission_id)
+        except BadInput as exc:
+            line = self._public(f"error: {exc}", record, upload)
+            self.store.update(submission_id, status="invalid", outcome=line, scored_at=_stamp())
+            return Outcome("invalid", [line], submission_id)
+        except Exception:  # a scorer bug must not take the app down; the operator gets the traceback
+            log.exception("scoring submission %s failed", submission_id)
+            line = "error: internal error while scoring (the operator has the details); your upload is kept"
+            self.store.update(submission_id, status="failed", outcome=line, scored_at=_stamp())
+            return Outcome("failed", [line], submission_id)
+        self.store.save_row(submission_id, row)
+        if self.settings.moderation:
+            status = "pending"
+            lines.append(f"submission {submission_id} is pending: an operator reviews it before it is listed")
+        else:
+            from eval_kit.leaderboard.results import add_results
+
+            add_results(self.settings.table, [row], remove=lambda r: r["run"] == submission_id)
+            status = "published"
+            lines.append(f"submission {submission_id} is on the leaderboard")
+        self.store.update(submission_id, status=status, outcome=lines[0], headline=row["headline"],
+                          scored_at=_stamp())
+        return Outcome(status, lines, submission_id, row)
+
+    def _score(self, record: dict[str, Any], upload: Path) -> tuple[dict[str, Any], list[str]]:
+        from eval_kit import registry
+        from eval_kit.leaderboard.boards import board_for
+        from eval_kit.leaderboard.checker import checker_for
+        from eval_kit.leaderboard.provenance import dataset_version
+        from eval_kit.leaderboard.results import result_row
+        from eval_kit.leaderboard.space.uploads import METADATA, PREDICTIONS, count_lines, unpack_run_zip
+        from eval_kit.leaderboard.validate import check_metadata, check_predictions
+
+        benchmark = record["benchmark"]
+        folder = self.store.folder(record["id"])
+        metadata = None
+        if record["kind"] == "zip":
+            members = unpack_run_zip(upload, record["filename"], folder / "unpacked", self.settings.max_upload_bytes)
+            predictions, metadata = members[PREDICTIONS], members.get(METADATA)
+        else:
+            predictions = upload
+        rows = count_lines(predictions)
+        if rows > self.settings.max_rows:
+            raise BadInput(f"{rows} lines, over the limit of {self.settings.max_rows}", path=record["filename"],
+                           fix="one line per sample of the benchmark")
+        checker = checker_for(benchmark)
+        problems, n = check_predictions(checker, predictions, self.reference_ids(benchmark))
+        problems.sort(key=lambda pr: (pr.line is None, pr.line or 0))
+        if metadata is not None:
+            problems += check_metadata(checker, metadata, self.revision(benchmark))
+        if problems:
+            lines = [self._public(f"error: {pr}", record, upload) for pr in problems[:MAX_ERROR_LINES]]
+            if len(problems) > MAX_ERROR_LINES:
+                lines.append(f"error: ... and {len(problems) - MAX_ERROR_LINES} more problem(s)")
+            raise _Invalid(lines)
+        path, _ = self.references(benchmark)
+        config = self.config(benchmark)
+        task = registry.make_task(benchmark, data=path, config=self.settings.references[benchmark].config,
+                                  dataset_revision=self.revision(benchmark))
+        result = registry.get(benchmark).part("score_run")(task, predictions, n_bootstrap=self.settings.n_bootstrap,
+                                                           seed=0)
+        result.pop("predictions", None)  # a server path
+        result.pop("references", None)
+        row = result_row(result, source=str(upload), model=record["model"], run=record["id"], config=config,
+                         version=dataset_version(path), revision=self.revision(benchmark), link=record.get("link"),
+                         backend=record.get("backend"))
+        board = board_for(benchmark)
+        ci = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+        headline = "-" if row["headline"] is None else f"{100 * row['headline']:.1f}%"
+        return row, [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}"]
+
+    def _public(self, line: str, record: dict[str, Any], upload: Path) -> str:
+        """A message with server paths replaced by the uploaded file's name."""
+        folder = self.store.folder(record["id"])
+        for path in (folder / "unpacked", upload, folder):
+            line = line.replace(str(path), record["filename"])
+        return line
+
+    # --- the operator ----------------------------------------------------------------------------
+    def approve(self, submission_id: str) -> dict[str, Any]:
+        from eval_kit.leaderboard.results import add_results
+
+        with self.store.lock():
+            record = self.store.get(submission_id)
+            if record["status"] != "pending":
+                raise BadInput(f"submission {submission_id} is {record['status']}, not pending", field="SUBMISSION")
+            row = self.store.row(submission_id)
+            if row is None:
+                raise BadInput(f"submission {submission_id} has no scored row", field="SUBMISSION",
+                               fix="rescore it first")
+            add_results(self.settings.table, [row], remove=lambda r: r["run"] == submission_id)
+            return self.store.update(submission_id, status="published", reviewed_at=_stamp())
+
+    def reject(self, submission_id: str, reason: str = "") -> dict[str, Any]:
+        from eval_kit.leaderboard.results import add_results
+
+        with self.store.lock():
+            record = self.store.get(submission_id)
+            if record["status"] == "published":
+                add_results(self.settings.table, [], remove=lambda r: r["run"] == submission_id)
+            return self.store.update(submission_id, status="rejected", reviewed_at=_stamp(),
+                                     outcome=f"rejected by the operator{': ' + reason if reason else ''}")
+
+    def rescore(self, submission_ids: list[str] | None = None) -> list[Outcome]:
+        """Score stored submissions again from their stored files (after a scorer change). Published rows
+        are replaced; pending ones stay pending; invalid or failed ones may now pass (and are then listed or
+        pending, as a new submission would be); rejected ones are left alone unless named."""
+        records = [self.store.get(i) for i in submission_ids] if submission_ids else [
+            r for r in self.store.records() if r.get("status") in ("published", "pending", "invalid", "failed")]
+        outcomes = []
+        for record in records:
+            history = [*record.get("history", []), {"status": record["status"], "headline": record.get("headline"),
+                                                    "scored_at": record.get("scored_at")}]
+            record = self.store.update(record["id"], history=history, rescored_at=_stamp())
+            was_published = record["status"] == "published"
+            outcome = self.evaluate(record)
+            if outcome.status == "pending" and was_published:  # approved once: stays listed with new scores
+                self.approve(record["id"])
+                outcome.status = "published"
+            elif was_published and outcome.status in ("invalid", "failed"):
+                from eval_kit.leaderboard.results import add_results
+
+                add_results(self.settings.table, [], remove=lambda r, i=record["id"]: r["run"] == i)
+            outcomes.append(outcome)
+        return outcomes
+
+
+class _Invalid(Exception):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines[0])
+        self.lines = lines
+
+
+def _stamp() -> str:
+    return now().isoformat(timespec="seconds")
