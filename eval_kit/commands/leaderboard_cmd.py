@@ -58,3 +58,121 @@ def render_command(table: Path, out: Path) -> None:
         raise BadInput("results table is empty or missing", path=table, fix="add results with `leaderboard add`")
     paths = render(rows, out)
     click.echo(f"markdown: {paths['markdown']}\nhtml:     {paths['html']}\nplots:    {paths['plots']}")
+
+
+# --- the web app ---------------------------------------------------------------------------------------------
+def _space_options(command):
+    """--space-dir and the operator settings shared by serve and the moderation commands (default: environment)."""
+    options = [
+        click.option("--space-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+                     help="Folder for results.parquet and submissions/ [env HAZARDKIT_SPACE_DIR, default space_data]."),
+        click.option("--references", "references", multiple=True, metavar="NAME=SOURCE[#CONFIG]",
+                     help="References of one benchmark: a local dataset folder / file, or hf://datasets/ORG/NAME"
+                          "[@REV]; repeat per benchmark [env HAZARDKIT_REFERENCES]."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _settings(space_dir: Path | None, references: tuple[str, ...], **overrides):
+    from eval_kit.leaderboard.space.settings import SpaceSettings, parse_references
+
+    refs = parse_references(";".join(references)) if references else None
+    return SpaceSettings.from_env(data_dir=space_dir, references=refs, **overrides)
+
+
+@leaderboard.command("serve")
+@_space_options
+@click.option("--max-upload-mb", type=click.FloatRange(min=0.001), default=None,
+              help="Largest upload [env HAZARDKIT_MAX_UPLOAD_MB, default 20].")
+@click.option("--max-rows", type=click.IntRange(min=1), default=None,
+              help="Most lines per predictions file [env HAZARDKIT_MAX_ROWS, default 50000].")
+@click.option("--daily-limit", type=click.IntRange(min=0), default=None,
+              help="Submissions per user per 24 hours [env HAZARDKIT_DAILY_LIMIT, default 5].")
+@click.option("--moderation/--no-moderation", default=None,
+              help="Hold scored submissions as pending until `leaderboard approve` [env HAZARDKIT_MODERATION].")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True)
+def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: float | None, max_rows: int | None,
+          daily_limit: int | None, moderation: bool | None, host: str, port: int) -> None:
+    """Serve the leaderboard web app (Gradio; `pip install hazardkit[space]`): tables, submissions, About."""
+    try:
+        import gradio  # noqa: F401
+    except ImportError:
+        raise BadInput("the web app needs Gradio", fix="pip install 'hazardkit[space]'") from None
+    from eval_kit.leaderboard.space.app import launch
+
+    settings = _settings(space_dir, references, max_rows=max_rows, daily_limit=daily_limit, moderation=moderation,
+                         max_upload_bytes=None if max_upload_mb is None else int(max_upload_mb * 2**20))
+    launch(settings, server_name=host, server_port=port, ssr_mode=False)
+
+
+@leaderboard.command("space")
+@click.option("--out", "-o", required=True, type=click.Path(path_type=Path),
+              help="Folder for the Space's app.py, requirements.txt and README.md.")
+@click.option("--requirement", default=None, help="How the Space installs hazardkit (a requirements.txt line; "
+              "default hazardkit[space]==VERSION).")
+@click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="A hazardkit wheel to ship inside the Space (copied; requirements.txt installs it).")
+@click.option("--title", default="hazardkit leaderboard", show_default=True)
+def space(out: Path, requirement: str | None, wheel: Path | None, title: str) -> None:
+    """Write the files of a Hugging Face Space that runs the leaderboard app (push the folder as a Gradio Space)."""
+    from eval_kit.leaderboard.space.files import write_space
+
+    for path in write_space(out, requirement=requirement, wheel=wheel, title=title):
+        click.echo(f"wrote {path}")
+
+
+@leaderboard.command("submissions")
+@_space_options
+@click.option("--status", default=None, help="Only submissions with this status (e.g. pending).")
+def submissions(space_dir: Path | None, references: tuple[str, ...], status: str | None) -> None:
+    """List the app's submissions: id, status, user, benchmark, model, sha256, time, outcome."""
+    from eval_kit.leaderboard.space.store import SubmissionStore
+
+    settings = _settings(space_dir, references)
+    for r in SubmissionStore(settings.submissions).records():
+        if status is None or r.get("status") == status:
+            click.echo("\t".join(str(x) for x in (r["id"], r["status"], r["user"], r["benchmark"], r["model"],
+                                                  r["sha256"][:12], r["received_at"], r.get("outcome", ""))))
+
+
+@leaderboard.command("approve")
+@click.argument("submission_ids", nargs=-1, required=True)
+@_space_options
+def approve(submission_ids: tuple[str, ...], space_dir: Path | None, references: tuple[str, ...]) -> None:
+    """Publish pending submissions (moderation): their scored rows join results.parquet."""
+    from eval_kit.leaderboard.space.pipeline import Leaderboard
+
+    lb = Leaderboard(_settings(space_dir, references))
+    for submission_id in submission_ids:
+        record = lb.approve(submission_id)
+        click.echo(f"{submission_id}: published ({record['model']}, {record['benchmark']})")
+
+
+@leaderboard.command("reject")
+@click.argument("submission_ids", nargs=-1, required=True)
+@_space_options
+@click.option("--reason", default="", help="Why (stored in the submission's record).")
+def reject(submission_ids: tuple[str, ...], space_dir: Path | None, references: tuple[str, ...], reason: str) -> None:
+    """Reject submissions; a published one also leaves results.parquet."""
+    from eval_kit.leaderboard.space.pipeline import Leaderboard
+
+    lb = Leaderboard(_settings(space_dir, references))
+    for submission_id in submission_ids:
+        lb.reject(submission_id, reason)
+        click.echo(f"{submission_id}: rejected")
+
+
+@leaderboard.command("rescore")
+@click.argument("submission_ids", nargs=-1)
+@_space_options
+def rescore(submission_ids: tuple[str, ...], space_dir: Path | None, references: tuple[str, ...]) -> None:
+    """Score stored submissions again from their stored files (all published, pending, invalid and failed ones
+    when no id is given), e.g. after a scorer or parser change; published rows are replaced."""
+    from eval_kit.leaderboard.space.pipeline import Leaderboard
+
+    lb = Leaderboard(_settings(space_dir, references))
+    for outcome in lb.rescore(list(submission_ids) or None):
+        click.echo(f"{outcome.submission_id}: {outcome.status}: {outcome.lines[0] if outcome.lines else ''}")
