@@ -93,7 +93,8 @@ def test_size_and_row_limits(tmp_path, refs):
     lb = Leaderboard(settings(tmp_path, refs, max_upload_bytes=2000, max_rows=10))
     preds = predictions(refs, tmp_path / "p.jsonl")
     outcome = lb.submit(preds, "p.jsonl", "movsafebench", "m", user="u1")
-    assert outcome.status == "refused" and outcome.lines[0].startswith("error: p.jsonl: upload is 0.0 MB, over the")
+    assert outcome.status == "refused"
+    assert outcome.lines[0].startswith("error: p.jsonl: upload is 2.4 KB, over the 2.0 KB limit")
     assert lb.store.records() == []  # refused before anything is stored
     lb.settings.max_upload_bytes = 10**6
     outcome = lb.submit(preds, "p.jsonl", "movsafebench", "m", user="u1")

@@ -62,7 +62,8 @@ def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]
     x = np.arange(len(columns))
     for i, (label, values) in enumerate(zip(labels, series, strict=True)):
         heights = [np.nan if values.get(c) is None else 100 * values[c] for c in columns]
-        ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=label)
+        short = label if len(label) <= 40 else label[:39] + "…"
+        ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=short)
     ax.set_xticks(x, [c.replace("_", " ") for c in columns], rotation=30 if len(columns) > 6 else 0, ha="right"
                   if len(columns) > 6 else "center")
     ax.set_ylabel(ylabel)
@@ -73,7 +74,7 @@ def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp)
+    fig.savefig(tmp, bbox_inches="tight")  # the title and an outside legend are never cut off
     plt.close(fig)
     tmp.replace(path)
 

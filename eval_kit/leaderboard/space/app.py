@@ -59,8 +59,8 @@ def build_app(settings: SpaceSettings) -> Any:
     views = Views(lb)
     with gr.Blocks(title=settings.title) as demo:
         version = gr.State(0)
-        gr.Markdown(f"# {settings.title}\nVLM safety benchmarks, scored by hazardkit. Click a column header to "
-                    "sort a table.")
+        gr.Markdown(f"# {settings.title}\nVLM safety benchmarks, scored by hazardkit. Sort a table from the ⋮ "
+                    "menu of a column header.")
         if problem:
             gr.Textbox(value=problem, label="Configuration problem", interactive=False)
         with gr.Tabs(elem_id="tabs"):
@@ -113,7 +113,8 @@ def build_app(settings: SpaceSettings) -> Any:
                 button = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 result = gr.Textbox(label="Result", lines=2, max_lines=30, interactive=False,
                                     elem_id="submit-result")
-                added = gr.Dataframe(label="The row it adds", interactive=False, wrap=True, elem_id="submit-row")
+                added = gr.Dataframe(label="The row it adds", interactive=False, wrap=True, elem_id="submit-row",
+                                     visible=False)
 
                 def submit(file: str | None, bench: str, model_name: str, link_text: str, backend_name: str,
                            current: int, request: gr.Request) -> tuple[str, Any, int]:
@@ -130,7 +131,7 @@ def build_app(settings: SpaceSettings) -> Any:
                         table = frame(section["head"][1:], [r[1:] for r in section["rows"]])  # no rank alone
                         row = pd.DataFrame(table.rows, columns=table.headers)
                     changed = current + (outcome.status == "published")
-                    return outcome.text, row, changed
+                    return outcome.text, gr.update(value=row, visible=row is not None), changed
 
                 submit.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
                 button.click(submit, inputs=[upload, benchmark, model, link, backend, version],
@@ -145,5 +146,7 @@ def launch(settings: SpaceSettings | None = None, **options: Any) -> None:
     settings = settings or SpaceSettings.from_env()
     demo = build_app(settings)
     demo.queue(default_concurrency_limit=1)
-    demo.launch(max_file_size=settings.max_upload_bytes, css=CSS, allowed_paths=[str(settings.data_dir / "site")],
-                **options)
+    # Gradio refuses uploads over twice the limit before they reach the disk; between the limit and that,
+    # the app's own check answers with one line in the Result box, like every other problem
+    demo.launch(max_file_size=2 * settings.max_upload_bytes + 1024, css=CSS,
+                allowed_paths=[str(settings.data_dir / "site")], **options)

@@ -20,18 +20,25 @@ WANTED = (PREDICTIONS, METADATA, RUN_FILE)  # what a run-folder zip may contribu
 ZIP_MAGIC = b"PK\x03\x04"
 
 
+def human_size(n: float) -> str:
+    """Bytes as "512 B", "20.0 KB", "3.2 MB" (1 KB = 1024 bytes)."""
+    if n < 1024:
+        return f"{int(n)} B"
+    return f"{n / 1024:.1f} KB" if n < 1024**2 else f"{n / 1024**2:.1f} MB"
+
+
 def read_upload(path: Path, filename: str, max_bytes: int) -> tuple[bytes, str]:
     """(bytes, kind "jsonl" or "zip") of an uploaded file within the size limit; BadInput otherwise."""
     size = path.stat().st_size
     if size > max_bytes:
-        raise BadInput(f"upload is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:.1f} MB limit", path=filename,
+        raise BadInput(f"upload is {human_size(size)}, over the {human_size(max_bytes)} limit", path=filename,
                        fix="submit predictions.jsonl only, or ask the operator for a higher limit")
     if size == 0:
         raise BadInput("upload is empty", path=filename, fix="expected one JSON object per line")
     with path.open("rb") as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:  # the file grew while being read
-        raise BadInput(f"upload is over the {max_bytes / 2**20:.1f} MB limit", path=filename)
+        raise BadInput(f"upload is over the {human_size(max_bytes)} limit", path=filename)
     kind = "zip" if data.startswith(ZIP_MAGIC) else "jsonl"
     if kind == "jsonl" and filename.lower().endswith(".zip"):
         raise BadInput("not a zip archive", path=filename, fix="zip the run folder, or upload predictions.jsonl")
@@ -66,7 +73,7 @@ def unpack_run_zip(archive: Path, filename: str, out: Path, max_bytes: int) -> d
                 raise BadInput(f"two {name.name} in the archive", path=filename, fix="zip one run folder")
             total += info.file_size
             if info.file_size > max_bytes or total > max_bytes:
-                raise BadInput(f"{info.filename[:60]!r} unpacks to over the {max_bytes / 2**20:.1f} MB limit",
+                raise BadInput(f"{info.filename[:60]!r} unpacks to over the {human_size(max_bytes)} limit",
                                path=filename)
             found[name.name] = info
         if PREDICTIONS not in found:

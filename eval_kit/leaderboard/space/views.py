@@ -116,13 +116,15 @@ def about_markdown() -> str:
 
 
 def submit_help(lb: Leaderboard) -> str:
+    from eval_kit.leaderboard.space.uploads import human_size
+
     s = lb.settings
     return "\n".join([
         "Upload the `predictions.jsonl` that `hazardkit eval` writes (one JSON object per line: `id` and "
         "`prediction` or `response`), or the whole run folder as a `.zip` (its `metadata.json` is then checked "
         "against the references too). Check it first with `hazardkit validate BENCHMARK -r REFERENCES -p FILE`: "
         "the app reports problems exactly as that command does (file, line, field, fix).", "",
-        f"Limits: {s.max_upload_bytes / 2**20:.1f} MB per upload, {s.max_rows} lines, one pending submission per "
+        f"Limits: {human_size(s.max_upload_bytes)} per upload, {s.max_rows} lines, one pending submission per "
         f"user, {s.daily_limit} submissions per user per 24 hours."
         + (" Submissions are reviewed by an operator before they are listed." if s.moderation else ""),
     ])
