@@ -4,8 +4,8 @@ served on 127.0.0.1 with its settings from the environment, exactly as on the Hu
 Load the page, switch tabs, sort a column, upload a valid submission and see its row, upload a malformed one
 and see the one-line error, hit the size limit, and check that markup in a model name stays text.
 Screenshots of every tab go to $HAZARDKIT_SCREENSHOTS (default: the test's temporary folder). Skips only
-when Chromium is not installed and cannot be installed with apt-get (.ci/run installs it), or when Gradio
-or Playwright are missing (both are in the `dev` extra that `make test` installs).
+when Chromium is not installed and cannot be installed with apt-get (.ci/run installs it); Gradio and
+Playwright are in the `dev` extra that `make test` installs.
 """
 
 import json
@@ -17,14 +17,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import gradio  # noqa: F401  (the dev extra installs Gradio and Playwright: a missing one is an error, not a skip)
 import pytest
+from playwright import sync_api
 
 from tests.cli_helpers import hk
 from tests.test_leaderboard_page import chromium  # noqa: F401  (fixture: finds or installs Chromium)
 from tests.test_leaderboard_space import predictions
-
-pytest.importorskip("gradio", reason="the app needs Gradio (pip install -e '.[dev]')")
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright (in the dev extra)")
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT_BYTES = 20 * 1024  # the test references' predictions are ~3 KB
