@@ -274,3 +274,36 @@ def test_space_files(tmp_path):
     assert (out / "requirements.txt").read_text() == "./hazardkit-0.1.0-py3-none-any.whl[space]\n"
     code, out_text = invoke("leaderboard", "space", "--out", out, "--requirement", "a\nb")
     assert code == 2 and "one line" in out_text
+
+
+def test_a_hub_results_repo_is_pulled_when_missing_and_pushed_after_each_change(tmp_path, refs, monkeypatch):
+    published = tmp_path / "hub_copy.parquet"
+    pushes = []
+
+    class FakeApi:
+        def __init__(self, token=None):
+            self.token = token
+
+        def upload_file(self, *, path_or_fileobj, path_in_repo, repo_id, repo_type, commit_message):
+            pushes.append((self.token, path_in_repo, repo_id, repo_type, commit_message))
+            published.write_bytes(path_or_fileobj)
+
+    def fake_download(repo_id, filename, *, repo_type, token):
+        assert (repo_id, filename, repo_type, token) == ("org/results", "results.parquet", "dataset", "hf_w")
+        if not published.exists():
+            raise FileNotFoundError(filename)
+        return str(published)
+
+    monkeypatch.setattr("huggingface_hub.HfApi", FakeApi)
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", fake_download)
+    lb = Leaderboard(settings(tmp_path, refs, results_repo="org/results", token="hf_w"))
+    preds = predictions(refs, tmp_path / "p.jsonl")
+    outcome = lb.submit(preds, "p.jsonl", "movsafebench", "m1", user="u1")
+    lb.last_push.join(10)
+    assert pushes == [("hf_w", "results.parquet", "org/results", "dataset",
+                       f"submission {outcome.submission_id}: m1 on movsafebench")]
+    # a restarted Space without its folder gets the table back from the repo
+    fresh = Leaderboard(settings(tmp_path / "restarted", refs, results_repo="org/results", token="hf_w"))
+    assert [r["model"] for r in read_table(fresh.settings.table)] == ["m1"]
+    with pytest.raises(BadInput, match="is not ORG/NAME"):
+        SpaceSettings.from_env({"HAZARDKIT_RESULTS_REPO": "../x"})

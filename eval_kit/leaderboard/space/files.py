@@ -55,6 +55,7 @@ scored by the hazardkit library (`hazardkit validate` and `hazardkit score run`)
 | `HAZARDKIT_MAX_ROWS` | most lines per predictions file | 50000 |
 | `HAZARDKIT_DAILY_LIMIT` | submissions per user per 24 hours | 5 |
 | `HAZARDKIT_MODERATION` | `1`: scored submissions wait for `hazardkit leaderboard approve` | 0 |
+| `HAZARDKIT_RESULTS_REPO` | ORG/NAME of a Hub dataset repo that also keeps results.parquet | none |
 
 SOURCE is a path in the Space or `hf://datasets/ORG/NAME[@REVISION]` (fetched with huggingface_hub), e.g.
 `movsafebench=hf://datasets/ORG/movsafebench@v1.0.0#default`.
@@ -63,7 +64,7 @@ SOURCE is a path in the Space or `hf://datasets/ORG/NAME[@REVISION]` (fetched wi
 
 | Secret | Meaning |
 |---|---|
-| `HF_TOKEN` | read token for private reference dataset repos |
+| `HF_TOKEN` | token: read for private reference repos, write for the results repo |
 
 Submitters log in with their Hugging Face account (`hf_oauth`); one pending submission per user at a time.
 Without persistent storage, results are lost when the Space restarts: enable it and set `HAZARDKIT_SPACE_DIR`.

@@ -52,6 +52,19 @@ class Leaderboard:
         self._references: dict[str, Path] = {}
         self._reference_ids: dict[str, set[str]] = {}
         self._revisions: dict[str, str] = {}
+        self.last_push = None  # the thread of the latest push to the results repo
+        if settings.results_repo:
+            from eval_kit.leaderboard.space import hub
+
+            hub.pull(settings.results_repo, settings.table, settings.token)
+
+    def _changed(self, message: str) -> None:
+        """The results table changed: mirror it to the Hub results repo, if one is set (in the background)."""
+        if self.settings.results_repo:
+            from eval_kit.leaderboard.space import hub
+
+            self.last_push = hub.push_soon(self.settings.results_repo, self.settings.table, self.settings.token,
+                                           message)
 
     # --- the operator's references ---------------------------------------------------------------
     def benchmarks(self) -> list[str]:
@@ -150,6 +163,7 @@ class Leaderboard:
             from eval_kit.leaderboard.results import add_results
 
             add_results(self.settings.table, [row], remove=lambda r: r["run"] == submission_id)
+            self._changed(f"submission {submission_id}: {record['model']} on {record['benchmark']}")
             status = "published"
             lines.append(f"submission {submission_id} is on the leaderboard")
         self.store.update(submission_id, status=status, outcome=lines[0], headline=row["headline"],
@@ -223,6 +237,7 @@ class Leaderboard:
                 raise BadInput(f"submission {submission_id} has no scored row", field="SUBMISSION",
                                fix="rescore it first")
             add_results(self.settings.table, [row], remove=lambda r: r["run"] == submission_id)
+            self._changed(f"approve submission {submission_id}")
             return self.store.update(submission_id, status="published", reviewed_at=_stamp())
 
     def reject(self, submission_id: str, reason: str = "") -> dict[str, Any]:
@@ -232,6 +247,7 @@ class Leaderboard:
             record = self.store.get(submission_id)
             if record["status"] == "published":
                 add_results(self.settings.table, [], remove=lambda r: r["run"] == submission_id)
+                self._changed(f"reject submission {submission_id}")
             return self.store.update(submission_id, status="rejected", reviewed_at=_stamp(),
                                      outcome=f"rejected by the operator{': ' + reason if reason else ''}")
 
@@ -255,6 +271,7 @@ class Leaderboard:
                 from eval_kit.leaderboard.results import add_results
 
                 add_results(self.settings.table, [], remove=lambda r, i=record["id"]: r["run"] == i)
+                self._changed(f"rescored submission {record['id']} is no longer valid")
             outcomes.append(outcome)
         return outcomes
 

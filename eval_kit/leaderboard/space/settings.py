@@ -10,6 +10,8 @@ Environment (every one optional):
   HAZARDKIT_MAX_ROWS         most lines in a predictions file (default 50000)
   HAZARDKIT_DAILY_LIMIT      submissions per user per 24 hours (default 5)
   HAZARDKIT_MODERATION       1: a scored submission waits as pending until `hazardkit leaderboard approve`
+  HAZARDKIT_RESULTS_REPO     ORG/NAME of a Hub dataset repo that also keeps results.parquet (pulled when the
+                             folder has none, pushed after every change; needs a write HF_TOKEN)
   HF_TOKEN                   (secret) token for private reference repos
 """
 
@@ -117,6 +119,7 @@ class SpaceSettings:
     max_rows: int = 50_000
     daily_limit: int = 5
     moderation: bool = False
+    results_repo: str | None = None
     token: str | None = field(default=None, repr=False)
     title: str = "hazardkit leaderboard"
     n_bootstrap: int = 1000
@@ -139,9 +142,12 @@ class SpaceSettings:
             max_rows=int(_number(env, "HAZARDKIT_MAX_ROWS", 50_000)),
             daily_limit=int(_number(env, "HAZARDKIT_DAILY_LIMIT", 5)),
             moderation=(env.get("HAZARDKIT_MODERATION") or "0").strip().lower() in {"1", "true", "yes", "on"},
+            results_repo=env.get("HAZARDKIT_RESULTS_REPO") or None,
             token=env.get("HF_TOKEN") or None,
         )
         for key, value in overrides.items():
             if value is not None:
                 setattr(settings, key, value)
+        if settings.results_repo is not None and not _HUB_ID.fullmatch(settings.results_repo):
+            raise BadInput(f"{settings.results_repo[:80]!r} is not ORG/NAME", field="HAZARDKIT_RESULTS_REPO")
         return settings
