@@ -57,7 +57,7 @@ def app(tmp_path_factory):
     env_refs = f"movsafebench={refs}; saferelbench={sr_samples}"
     # three earlier submissions, so the ranking has rows to sort; SafeRelBench demo baselines beside them
     lb = Leaderboard(SpaceSettings.from_env({"HAZARDKIT_SPACE_DIR": str(data), "HAZARDKIT_REFERENCES": env_refs,
-                                             "HAZARDKIT_DAILY_LIMIT": "100"}))
+                                             "HAZARDKIT_DAILY_LIMIT": "100", "HAZARDKIT_SCORE_TIMEOUT": "0"}))
     for k, name in ((2, "alpha-vl"), (3, "beta-vl"), (5, "gamma-vl")):
         outcome = lb.submit(predictions(refs, tmp / f"{name}.jsonl", right_every=k), f"{name}.jsonl",
                             "movsafebench", name, "https://example.org/" + name, "vllm", user=f"seed-{k}")

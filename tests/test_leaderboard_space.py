@@ -307,3 +307,26 @@ def test_a_hub_results_repo_is_pulled_when_missing_and_pushed_after_each_change(
     assert [r["model"] for r in read_table(fresh.settings.table)] == ["m1"]
     with pytest.raises(BadInput, match="is not ORG/NAME"):
         SpaceSettings.from_env({"HAZARDKIT_RESULTS_REPO": "../x"})
+
+
+def test_a_hostile_upload_costs_at_most_the_time_limit(tmp_path, refs):
+    """A response that is a parser's worst case (40,000 `<think>` tags) is stopped at the limit; the worker is
+    replaced and the next submission is scored as usual."""
+    import time
+
+    lb = Leaderboard(settings(tmp_path, refs, score_timeout=3.0))
+    lb.warm()  # the worker process starts and loads the references once
+    lines = predictions(refs, tmp_path / "p.jsonl").read_text().splitlines()
+    hostile = tmp_path / "hostile.jsonl"
+    first = json.loads(lines[0])
+    hostile.write_text("\n".join([json.dumps({"id": first["id"], "response": "<think>" * 40_000}), *lines[1:]]) + "\n")
+    start = time.perf_counter()
+    outcome = lb.submit(hostile, "hostile.jsonl", "movsafebench", "m", user="u1")
+    took = time.perf_counter() - start
+    assert outcome.status == "invalid" and outcome.lines == [
+        "error: hostile.jsonl: scoring took over 3 s and was stopped (check for very long or repetitive responses)"]
+    assert took < 6, took
+    assert lb.store.get(outcome.submission_id)["status"] == "invalid"
+    good = lb.submit(tmp_path / "p.jsonl", "p.jsonl", "movsafebench", "m", user="u1")
+    assert good.status == "published", good.lines
+    lb._worker.stop()

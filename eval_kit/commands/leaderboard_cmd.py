@@ -90,12 +90,16 @@ def _settings(space_dir: Path | None, references: tuple[str, ...], **overrides):
               help="Most lines per predictions file [env HAZARDKIT_MAX_ROWS, default 50000].")
 @click.option("--daily-limit", type=click.IntRange(min=0), default=None,
               help="Submissions per user per 24 hours [env HAZARDKIT_DAILY_LIMIT, default 5].")
+@click.option("--score-timeout", type=click.FloatRange(min=0), default=None,
+              help="Seconds a submission may take to validate and score, in a worker process killed past it "
+                   "[env HAZARDKIT_SCORE_TIMEOUT, default 20; 0: no limit].")
 @click.option("--moderation/--no-moderation", default=None,
               help="Hold scored submissions as pending until `leaderboard approve` [env HAZARDKIT_MODERATION].")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True)
 def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: float | None, max_rows: int | None,
-          daily_limit: int | None, moderation: bool | None, host: str, port: int) -> None:
+          daily_limit: int | None, score_timeout: float | None, moderation: bool | None, host: str,
+          port: int) -> None:
     """Serve the leaderboard web app (Gradio; `pip install hazardkit[space]`): tables, submissions, About."""
     try:
         import gradio  # noqa: F401
@@ -104,7 +108,10 @@ def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: fl
     from eval_kit.leaderboard.space.app import launch
 
     settings = _settings(space_dir, references, max_rows=max_rows, daily_limit=daily_limit, moderation=moderation,
-                         max_upload_bytes=None if max_upload_mb is None else int(max_upload_mb * 2**20))
+                         max_upload_bytes=None if max_upload_mb is None else int(max_upload_mb * 2**20),
+                         score_timeout=score_timeout)
+    if settings.score_timeout == 0:
+        settings.score_timeout = None
     launch(settings, server_name=host, server_port=port, ssr_mode=False)
 
 

@@ -54,6 +54,7 @@ scored by the hazardkit library (`hazardkit validate` and `hazardkit score run`)
 | `HAZARDKIT_MAX_UPLOAD_MB` | largest upload | 20 |
 | `HAZARDKIT_MAX_ROWS` | most lines per predictions file | 50000 |
 | `HAZARDKIT_DAILY_LIMIT` | submissions per user per 24 hours | 5 |
+| `HAZARDKIT_SCORE_TIMEOUT` | seconds a submission may take to validate and score (0: no limit) | 20 |
 | `HAZARDKIT_MODERATION` | `1`: scored submissions wait for `hazardkit leaderboard approve` | 0 |
 | `HAZARDKIT_RESULTS_REPO` | ORG/NAME of a Hub dataset repo that also keeps results.parquet | none |
 

@@ -53,6 +53,7 @@ class Leaderboard:
         self._reference_ids: dict[str, set[str]] = {}
         self._revisions: dict[str, str] = {}
         self.last_push = None  # the thread of the latest push to the results repo
+        self._worker: ScoringWorker | None = None
         if settings.results_repo:
             from eval_kit.leaderboard.space import hub
 
@@ -108,6 +109,10 @@ class Leaderboard:
         for benchmark in self.benchmarks():
             self.reference_ids(benchmark)
             self.revision(benchmark)
+        if self.settings.score_timeout:
+            if self._worker is None:
+                self._worker = ScoringWorker(self.settings)
+            self._worker.warm()
 
     # --- submitting ------------------------------------------------------------------------------
     def submit(self, upload: Path | None, filename: str | None, benchmark: str, model: str, link: str = "",
@@ -142,7 +147,7 @@ class Leaderboard:
         submission_id = record["id"]
         upload = self.store.upload_path(record)
         try:
-            row, lines = self._score(record, upload)
+            row, lines = self._scored(record, upload)
         except _Invalid as exc:
             self.store.update(submission_id, status="invalid", outcome=exc.lines[0], scored_at=_stamp())
             return Outcome("invalid", exc.lines, submission_id)
@@ -169,6 +174,14 @@ class Leaderboard:
         self.store.update(submission_id, status=status, outcome=lines[0], headline=row["headline"],
                           scored_at=_stamp())
         return Outcome(status, lines, submission_id, row)
+
+    def _scored(self, record: dict[str, Any], upload: Path) -> tuple[dict[str, Any], list[str]]:
+        """`_score`, in the scoring worker under the time limit when one is set, else here."""
+        if not self.settings.score_timeout:
+            return self._score(record, upload)
+        if self._worker is None:
+            self._worker = ScoringWorker(self.settings)
+        return self._worker.score(record)
 
     def _score(self, record: dict[str, Any], upload: Path) -> tuple[dict[str, Any], list[str]]:
         from eval_kit import registry
@@ -278,8 +291,77 @@ class Leaderboard:
 
 class _Invalid(Exception):
     def __init__(self, lines: list[str]) -> None:
-        super().__init__(lines[0])
+        super().__init__(lines)  # args stay the lines: the exception crosses the worker's process boundary
         self.lines = lines
+
+
+class ScoringWorker:
+    """One process that validates and scores, killed when a submission takes longer than the time limit.
+
+    A hostile upload (a parser's worst case in every response) then costs at most `score_timeout` seconds
+    and takes nothing else down; the next submission gets a fresh worker. The worker keeps the references
+    loaded, so a normal submission pays only for the transfer of its row.
+    """
+
+    def __init__(self, settings: SpaceSettings) -> None:
+        self.settings = settings
+        self._pool: Any = None
+
+    def _start(self) -> Any:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_worker_init, initargs=(self.settings,))
+        return self._pool
+
+    def warm(self) -> None:
+        self._start().submit(_worker_warm).result(timeout=max(60.0, self.settings.score_timeout or 0))
+
+    def score(self, record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        from concurrent.futures import TimeoutError as FutureTimeout
+        from concurrent.futures.process import BrokenProcessPool
+
+        future = self._start().submit(_worker_score, record)
+        try:
+            return future.result(timeout=self.settings.score_timeout)
+        except FutureTimeout:
+            self.stop()
+            raise BadInput(f"scoring took over {self.settings.score_timeout:g} s and was stopped",
+                           path=record["filename"], fix="check for very long or repetitive responses") from None
+        except BrokenProcessPool:
+            self.stop()
+            raise RuntimeError("the scoring worker died") from None
+
+    def stop(self) -> None:
+        """Kill the worker process now (a running scorer does not stop on request)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+_WORKER: Leaderboard | None = None
+
+
+def _worker_init(settings: SpaceSettings) -> None:
+    global _WORKER
+    from dataclasses import replace
+
+    _WORKER = Leaderboard(replace(settings, score_timeout=None, results_repo=None))
+
+
+def _worker_warm() -> None:
+    assert _WORKER is not None
+    _WORKER.warm()
+
+
+def _worker_score(record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    assert _WORKER is not None
+    return _WORKER._score(record, _WORKER.store.upload_path(record))
 
 
 def _stamp() -> str:

@@ -9,6 +9,8 @@ Environment (every one optional):
   HAZARDKIT_MAX_UPLOAD_MB    largest upload (default 20)
   HAZARDKIT_MAX_ROWS         most lines in a predictions file (default 50000)
   HAZARDKIT_DAILY_LIMIT      submissions per user per 24 hours (default 5)
+  HAZARDKIT_SCORE_TIMEOUT    seconds a submission may take to validate and score, in a worker process that
+                             is killed past it (default 20; 0: no limit, scored in the app's process)
   HAZARDKIT_MODERATION       1: a scored submission waits as pending until `hazardkit leaderboard approve`
   HAZARDKIT_RESULTS_REPO     ORG/NAME of a Hub dataset repo that also keeps results.parquet (pulled when the
                              folder has none, pushed after every change; needs a write HF_TOKEN)
@@ -123,6 +125,7 @@ class SpaceSettings:
     token: str | None = field(default=None, repr=False)
     title: str = "hazardkit leaderboard"
     n_bootstrap: int = 1000
+    score_timeout: float | None = None  # seconds a submission may take to validate and score (None: no limit)
 
     @property
     def table(self) -> Path:
@@ -141,6 +144,7 @@ class SpaceSettings:
             max_upload_bytes=int(_number(env, "HAZARDKIT_MAX_UPLOAD_MB", 20) * 1024 * 1024),
             max_rows=int(_number(env, "HAZARDKIT_MAX_ROWS", 50_000)),
             daily_limit=int(_number(env, "HAZARDKIT_DAILY_LIMIT", 5)),
+            score_timeout=_number(env, "HAZARDKIT_SCORE_TIMEOUT", 20) or None,
             moderation=(env.get("HAZARDKIT_MODERATION") or "0").strip().lower() in {"1", "true", "yes", "on"},
             results_repo=env.get("HAZARDKIT_RESULTS_REPO") or None,
             token=env.get("HF_TOKEN") or None,
