@@ -163,6 +163,8 @@ def test_page_loads_and_every_tab_shows(page, shots):
     assert column(page, "#tab-movsafebench", 0) == ["1", "2", "3"]
     assert column(page, "#tab-movsafebench", 8) == ["default"] * 3  # config, version, revision on every row
     assert all(v.startswith("sha256:") for v in column(page, "#tab-movsafebench", 10))
+    assert column(page, "#tab-movsafebench", 11) == [f"https://example.org/{m}" for m in ("alpha-vl", "beta-vl",
+                                                                                         "gamma-vl")]
     page.screenshot(path=shots / "tab_movsafebench.png", full_page=True)
     tab(page, "SafeRelBench")
     page.wait_for_selector("#tab-saferelbench .ranking [data-testid='cell-0-1']", state="visible")

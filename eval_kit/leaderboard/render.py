@@ -144,6 +144,10 @@ def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True) -> list[
                  r.get("config") or "unknown", r.get("dataset_version") or "local (unreleased)",
                  r.get("dataset_revision") or "unknown"]
                 for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
+        if any(r.get("link") for r in brows):  # submitted through the app: the model's link, as text
+            head.append("Link")
+            for cells, r in zip(main, brows, strict=True):
+                cells.append(r.get("link") or "-")
         breakdowns = []
         keys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
             {k for res in results for k, v in res.items() if k.startswith("by_") and isinstance(v, dict)}))
