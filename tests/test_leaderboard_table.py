@@ -1,6 +1,7 @@
 """Leaderboard: the results table (add, de-duplicate, atomic), McNemar + Holm, Markdown rendering."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -254,3 +255,26 @@ def test_markdown_and_page_carry_no_raw_html_from_model_names(tmp_path):
     assert "[click]\\(javascript" in md and "](javascript" not in md  # no link
     assert "a\\|b" in md
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_render_and_add_refuse_what_they_cannot_use(tmp_path):
+    table = tmp_path / "t.parquet"
+    row = result_row(result("m", 0.5), source="r.json")
+    write_table(table, [{**row, "result_json": "{not json"}])
+    code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")
+    assert one_line_error(code, out) and "result_json is not a JSON object" in out
+    write_table(table, [row])
+    (tmp_path / "file").write_text("x")
+    code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "file")
+    assert one_line_error(code, out) and "--out is a file" in out
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):  # a FIFO is never opened (no hang); a folder is not a results file
+        code, out = hk("leaderboard", "add", path, "--table", table)
+        assert one_line_error(code, out) and "not a regular file" in out
+    for command in ("add", "render"):
+        args = [write(tmp_path, "ok.json", result("m", 0.5))] if command == "add" else ["--out", tmp_path / "s"]
+        code, out = hk("leaderboard", command, *args, "--table", tmp_path)
+        assert one_line_error(code, out) and "the results table is not a file" in out
+    code, out = hk("leaderboard", "submissions", "--space-dir", tmp_path / "file")
+    assert one_line_error(code, out) and "data folder is a file" in out

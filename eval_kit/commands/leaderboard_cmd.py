@@ -18,7 +18,7 @@ def leaderboard() -> None:
 
 @leaderboard.command("add")
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--table", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_TABLE, show_default=True,
+@click.option("--table", type=click.Path(path_type=Path), default=DEFAULT_TABLE, show_default=True,
               help="Results table (Parquet); created when absent.")
 @click.option("--model", default=None, help="Model name for results that do not carry one.")
 @click.option("--run", "run_name", default=None, help="Run name for results that do not carry one.")
@@ -45,8 +45,8 @@ def add(results: tuple[Path, ...], table: Path, model: str | None, run_name: str
 
 
 @leaderboard.command("render")
-@click.option("--table", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_TABLE, show_default=True)
-@click.option("--out", "-o", required=True, type=click.Path(path_type=Path, file_okay=False),
+@click.option("--table", type=click.Path(path_type=Path), default=DEFAULT_TABLE, show_default=True)
+@click.option("--out", "-o", required=True, type=click.Path(path_type=Path),
               help="Folder for leaderboard.md, index.html and plots/.")
 def render_command(table: Path, out: Path) -> None:
     """Write the leaderboard: one sortable table per benchmark, breakdowns, CIs, significance matrix, plots."""
@@ -64,7 +64,7 @@ def render_command(table: Path, out: Path) -> None:
 def _space_options(command):
     """--space-dir and the operator settings shared by serve and the moderation commands (default: environment)."""
     options = [
-        click.option("--space-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+        click.option("--space-dir", type=click.Path(path_type=Path), default=None,
                      help="Folder for results.parquet and submissions/ [env HAZARDKIT_SPACE_DIR, default space_data]."),
         click.option("--references", "references", multiple=True, metavar="NAME=SOURCE[#CONFIG]",
                      help="References of one benchmark: a local dataset folder / file, or hf://datasets/ORG/NAME"
@@ -120,7 +120,7 @@ def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: fl
               help="Folder for the Space's app.py, requirements.txt and README.md.")
 @click.option("--requirement", default=None, help="How the Space installs hazardkit (a requirements.txt line; "
               "default hazardkit[space]==VERSION).")
-@click.option("--wheel", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--wheel", type=click.Path(path_type=Path), default=None,
               help="A hazardkit wheel to ship inside the Space (copied; requirements.txt installs it).")
 @click.option("--title", default="hazardkit leaderboard", show_default=True)
 def space(out: Path, requirement: str | None, wheel: Path | None, title: str) -> None:

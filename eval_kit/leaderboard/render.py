@@ -92,6 +92,18 @@ def _paired(results: list[dict[str, Any]], labels: list[str], key: str) -> dict[
     return out
 
 
+def _result(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's full result; a table whose JSON cannot be read is bad input, not a crash."""
+    try:
+        result = json.loads(row["result_json"] or "")
+    except (ValueError, RecursionError, TypeError):
+        result = None
+    if not isinstance(result, dict):
+        raise BadInput(f"row {row['model'][:40]!r}: result_json is not a JSON object", field="result_json",
+                       fix="add the result again with `leaderboard add`")
+    return result
+
+
 def ranks(values: list[float | None]) -> list[str]:
     """Competition ranks ("1", "1", "3"): equal scores share a rank; a row without a score has none ("-")."""
     scored = [v for v in values if v is not None]
@@ -132,7 +144,7 @@ def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True) -> list[
     for benchmark, config, synthetic, group in _sections_of(rows):
         board = board_for(benchmark)
         brows = sorted(group, key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"], r["run"]))
-        results = [json.loads(r["result_json"]) for r in brows]
+        results = [_result(r) for r in brows]
         labels = _labels(brows)
         head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
                 *(title for _, title in board.columns), *(title for _, title in board.counters),
@@ -327,6 +339,8 @@ def page(sections: list[dict[str, Any]]) -> str:
 
 def render(rows: list[dict[str, Any]], out: Path) -> dict[str, Path]:
     """Write out/leaderboard.md, out/index.html and out/plots/*.png; returns their paths."""
+    if out.exists() and not out.is_dir():
+        raise BadInput("--out is a file", path=out, fix="pass a folder")
     out.mkdir(parents=True, exist_ok=True)
     sections = build(rows, out)
     md, index = out / "leaderboard.md", out / "index.html"

@@ -47,8 +47,10 @@ def load_result_file(path: Path) -> Any:
 
     Every problem is BadInput naming the file, so `leaderboard add` exits 2 with one line.
     """
-    if not path.is_file():
+    if not path.exists():
         raise BadInput("results file not found", path=path)
+    if not path.is_file():  # a folder, a FIFO, a device (/dev/zero): never read
+        raise BadInput("not a regular file", path=path, fix="pass the JSON file `hazardkit score ... --json` wrote")
     if path.stat().st_size > MAX_RESULT_BYTES:
         raise BadInput(f"results file is over {MAX_RESULT_BYTES // 1_000_000} MB", path=path)
     try:
@@ -117,6 +119,8 @@ def read_table(path: Path) -> list[dict[str, Any]]:
     columns existed reads with them as None, and the page shows those rows as "provenance unknown"."""
     if not path.exists():
         return []
+    if not path.is_file():
+        raise BadInput("the results table is not a file", path=path, fix="pass --table FILE.parquet")
     import pyarrow.parquet as pq
 
     try:
@@ -175,6 +179,8 @@ def add_results(table: Path, new_rows: list[dict[str, Any]], *,
                 remove: Callable[[dict[str, Any]], bool] | None = None) -> tuple[int, int]:
     """Append rows under the table lock, written atomically; a row with the same (benchmark, config, model,
     run) replaces the old one, and rows `remove` selects are dropped first. Returns (added, replaced)."""
+    if table.exists() and not table.is_file():
+        raise BadInput("the results table is not a file", path=table, fix="pass --table FILE.parquet")
     with table_lock(table):
         rows = [r for r in read_table(table) if remove is None or not remove(r)]
         index = {row_key(r): i for i, r in enumerate(rows)}

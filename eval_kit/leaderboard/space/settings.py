@@ -152,6 +152,8 @@ class SpaceSettings:
         for key, value in overrides.items():
             if value is not None:
                 setattr(settings, key, value)
+        if settings.data_dir.exists() and not settings.data_dir.is_dir():
+            raise BadInput("the app's data folder is a file", path=settings.data_dir, field="HAZARDKIT_SPACE_DIR")
         if settings.results_repo is not None and not _HUB_ID.fullmatch(settings.results_repo):
             raise BadInput(f"{settings.results_repo[:80]!r} is not ORG/NAME", field="HAZARDKIT_RESULTS_REPO")
         return settings
