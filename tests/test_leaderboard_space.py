@@ -330,3 +330,18 @@ def test_a_hostile_upload_costs_at_most_the_time_limit(tmp_path, refs):
     good = lb.submit(tmp_path / "p.jsonl", "p.jsonl", "movsafebench", "m", user="u1")
     assert good.status == "published", good.lines
     lb._worker.stop()
+
+
+def test_a_submission_cut_short_blocks_its_user_only_for_a_while(tmp_path, refs):
+    import datetime as dt
+
+    lb = Leaderboard(settings(tmp_path, refs))
+    data = predictions(refs, tmp_path / "p.jsonl").read_bytes()
+    record = lb.store.create(user="u1", benchmark="movsafebench", model="m", link=None, backend=None,
+                             filename="p.jsonl", data=data, kind="jsonl", daily_limit=5)  # the app died here
+    assert "already have a pending submission" in lb.store.limit_problem("u1", 5)
+    later = dt.datetime.fromisoformat(record["received_at"]) + dt.timedelta(minutes=16)
+    assert lb.store.limit_problem("u1", 5, at=later) is None
+    lb.store.update(record["id"], received_at=(later - dt.timedelta(minutes=32)).isoformat())
+    [outcome] = lb.rescore()  # the operator's rescore finishes it
+    assert outcome.status == "published" and lb.store.get(record["id"])["status"] == "published"

@@ -15,7 +15,7 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.leaderboard.space.settings import SpaceSettings
-from eval_kit.leaderboard.space.store import SubmissionStore, now
+from eval_kit.leaderboard.space.store import SubmissionStore, cut_short, now
 
 log = logging.getLogger(__name__)
 MAX_ERROR_LINES = 20  # problems listed per submission; the rest are counted
@@ -266,10 +266,12 @@ class Leaderboard:
 
     def rescore(self, submission_ids: list[str] | None = None) -> list[Outcome]:
         """Score stored submissions again from their stored files (after a scorer change). Published rows
-        are replaced; pending ones stay pending; invalid or failed ones may now pass (and are then listed or
-        pending, as a new submission would be); rejected ones are left alone unless named."""
+        are replaced; pending ones stay pending; invalid, failed or cut-short (processing when the app
+        stopped) ones may now pass (and are then listed or pending, as a new submission would be);
+        rejected ones are left alone unless named."""
         records = [self.store.get(i) for i in submission_ids] if submission_ids else [
-            r for r in self.store.records() if r.get("status") in ("published", "pending", "invalid", "failed")]
+            r for r in self.store.records()
+            if r.get("status") in ("published", "pending", "invalid", "failed") or cut_short(r)]
         outcomes = []
         for record in records:
             history = [*record.get("history", []), {"status": record["status"], "headline": record.get("headline"),

@@ -24,14 +24,21 @@ from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_json
 
 STATUSES = ("processing", "invalid", "failed", "pending", "published", "rejected")
-PENDING = ("processing", "pending")
+PENDING = ("processing", "pending")  # statuses that block the user's next submission (processing: unless cut short)
 _ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
 RECORD = "record.json"
+STALE_PROCESSING = dt.timedelta(minutes=15)
 ROW = "row.json"
 
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def cut_short(record: dict[str, Any], at: dt.datetime | None = None) -> bool:
+    """A record still "processing" long after it arrived: the app stopped while scoring it."""
+    received = dt.datetime.fromisoformat(record["received_at"])
+    return record.get("status") == "processing" and (at or now()) - received > STALE_PROCESSING
 
 
 def check_id(submission_id: str) -> str:
@@ -94,7 +101,8 @@ class SubmissionStore:
         """Why `user` may not submit now (a pending submission, or the daily limit reached), else None."""
         at = at or now()
         mine = [r for r in self.records() if r.get("user") == user]
-        pending = [r for r in mine if r.get("status") in PENDING]
+        pending = [r for r in mine if r.get("status") == "pending" or (
+            r.get("status") == "processing" and not cut_short(r, at))]
         if pending:
             return (f"you already have a pending submission ({pending[-1]['id']}, {pending[-1]['status']}): "
                     "wait until it is scored or reviewed")
