@@ -39,8 +39,9 @@ def _user(request: Any) -> str | None:
 def _dataframe(gr: Any, table: Any, **options: Any) -> Any:
     import pandas as pd
 
+    options.setdefault("wrap", True)
     return gr.Dataframe(value=pd.DataFrame(table.rows, columns=table.headers), datatype=table.datatypes,
-                        interactive=False, wrap=True, **options)
+                        interactive=False, **options)
 
 
 def build_app(settings: SpaceSettings) -> Any:
@@ -79,7 +80,7 @@ def build_app(settings: SpaceSettings) -> Any:
                             if s["board"].note:
                                 gr.Markdown(s["board"].note)
                             _dataframe(gr, frame(s["head"], s["rows"]), label="Ranking",
-                                       elem_classes=["ranking"], show_search="search")
+                                       elem_classes=["ranking"], show_search="search", wrap=False)
                             for b in s["breakdowns"]:
                                 with gr.Accordion(b["title"], open=False):
                                     _dataframe(gr, frame(b["head"], b["rows"]), show_label=False)
