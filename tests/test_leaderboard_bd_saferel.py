@@ -44,7 +44,7 @@ def site(tmp_path_factory) -> Path:
 
 
 def section(md: str, title: str) -> str:
-    start = md.index(f"## {title}\n")
+    start = md.index(f"## {title}: config ")
     end = md.find("\n## ", start + 1)
     return md[start:] if end < 0 else md[start:end]
 
@@ -53,6 +53,9 @@ def test_results_table_rows_and_headlines(site):
     rows = read_table(site.parent / "results.parquet")
     by = {(r["benchmark"], r["model"]): r for r in rows}
     assert len(rows) == 8
+    # demo data: marked, with the config and revision each run recorded
+    assert all(r["synthetic"] for r in rows) and {r["config"] for r in rows} == {"demo", "default"}
+    assert all(r["dataset_revision"].startswith("sha256:") for r in rows)
     bd = json.loads(by[("bd_hazardvlm", "fixed:no_major_hazard")]["result_json"])
     assert by[("bd_hazardvlm", "fixed:no_major_hazard")]["headline"] == bd["category"]["accuracy"]
     assert by[("saferelbench", "fixed:reference [base]")]["headline"] == 1.0
@@ -79,7 +82,7 @@ def test_bd_board_columns_breakdowns_and_matrices(site):
     assert p == pytest.approx(binomtest(min(only_a, only_b), only_a + only_b, 0.5).pvalue)
     assert (counts["only_a_correct"], counts["only_b_correct"]) == (only_a, only_b)
     assert f"({only_a}/{only_b})" in md
-    assert (site / "plots" / "bd_hazardvlm_category_per_class_recall.png").stat().st_size > 1000
+    assert (site / "plots" / "bd_hazardvlm_demo_category_per_class_recall.png").stat().st_size > 1000
 
 
 def test_saferel_board_by_relation_tables(site):
@@ -93,7 +96,7 @@ def test_saferel_board_by_relation_tables(site):
     assert re.search(r"\| fixed:empty \[base\] \| 0\.0 \| 0\.0 \| 0\.0 \|", sr_table)
     assert "| 1 | fixed:reference [base] | baseline | 100.0 |" in md  # ranked by SSR
     assert "Pairwise significance: SSR" in md and "Pairwise significance: SR" in md
-    assert (site / "plots" / "saferelbench_by_relation_SSR.png").stat().st_size > 1000
+    assert (site / "plots" / "saferelbench_default_synthetic_by_relation_SSR.png").stat().st_size > 1000
 
 
 def test_page_with_all_boards_in_chromium(chromium, site, tmp_path):  # noqa: F811
@@ -104,4 +107,4 @@ def test_page_with_all_boards_in_chromium(chromium, site, tmp_path):  # noqa: F8
     assert attrs.get("selftest") == "done", attrs
     assert int(attrs["images-total"]) == 2 and attrs["images-loaded"] == attrs["images-total"]
     assert int(attrs["tables"]) >= 2 + 3 + 3 + 5 + 2  # rankings, BD breakdowns + matrices, SafeRel tables + matrices
-    assert "id=\"bd_hazardvlm\"" in dom.stdout and "id=\"saferelbench\"" in dom.stdout
+    assert "id=\"bd_hazardvlm-demo-synthetic\"" in dom.stdout and "id=\"saferelbench-default-synthetic\"" in dom.stdout

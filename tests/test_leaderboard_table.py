@@ -1,13 +1,16 @@
 """Leaderboard: the results table (add, de-duplicate, atomic), McNemar + Holm, Markdown rendering."""
 
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from scipy.stats import binomtest
 
 from builder.cli import cli
-from eval_kit.leaderboard.results import read_table
+from eval_kit.leaderboard.results import read_table, result_row, write_table
 from eval_kit.leaderboard.significance import mcnemar_exact, pairwise_matrix
 
 
@@ -16,8 +19,9 @@ def hk(*args):
     return result.exit_code, result.output
 
 
-def result(model, acc, run="r1", correct=None, benchmark="movsafebench"):
-    out = {"benchmark": benchmark, "model": model, "run": run, "backend": "baseline", "accuracy": acc,
+def result(model, acc, run="r1", correct=None, benchmark="movsafebench", config="main"):
+    out = {"benchmark": benchmark, "config": config, "dataset_revision": "v1.0.0", "model": model, "run": run,
+           "backend": "baseline", "accuracy": acc,
            "ci95": [acc - 0.05, acc + 0.05], "num_samples": 10, "unparsed": 0, "missing": 0,
            "by_scenario": {"static": acc, "motion": acc / 2}, "by_category": {"dog": acc}}
     if correct is not None:
@@ -52,6 +56,8 @@ def test_add_rejects_bad_results(tmp_path):
     cases = [
         (write(tmp_path, "x.json", {"model": "m"}), "result has no 'benchmark'"),
         (write(tmp_path, "y.json", {"benchmark": "movsafebench", "accuracy": 0.3}), "names no model"),
+        (write(tmp_path, "v.json", {"benchmark": "movsafebench", "model": "m", "accuracy": 0.3}),
+         "result names no dataset config"),
         (write(tmp_path, "z.json", [1, 2]), "expected a JSON object"),
         (write(tmp_path, "w.json", {**result("m", 0.1), "accuracy": "high"}), "'accuracy' is not a number"),
         (tmp_path / "nope.json", "results file not found"),
@@ -62,8 +68,9 @@ def test_add_rejects_bad_results(tmp_path):
         code, out = hk("leaderboard", "add", path, "--table", table)
         assert code == 2 and message in out and "Traceback" not in out, out
     code, out = hk("leaderboard", "add", write(tmp_path, "y2.json", {"benchmark": "movsafebench", "accuracy": 0.3}),
-                   "--table", table, "--model", "named-here")
-    assert code == 0
+                   "--table", table, "--model", "named-here", "--config", "main", "--dataset-revision", "v1")
+    assert code == 0, out
+    assert read_table(table)[0]["config"] == "main" and read_table(table)[0]["dataset_revision"] == "v1"
     code, out = hk("leaderboard", "render", "--table", tmp_path / "none.parquet", "--out", tmp_path / "o")
     assert code == 2 and "empty or missing" in out
 
@@ -105,11 +112,169 @@ def test_markdown_has_tables_breakdowns_ci_and_matrix(tmp_path):
     code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")
     assert code == 0, out
     md = (tmp_path / "site" / "leaderboard.md").read_text()
-    assert "## MovSafeBench" in md and "## otherbench" in md
-    assert "| 1 | model-a | baseline | 80.0 | [75.0, 85.0] |" in md
+    assert "## MovSafeBench: config main" in md and "## otherbench: config main" in md
+    assert "| 1 | model-a | baseline | 80.0 | [75.0, 85.0] | 10 | 0 | 0 | main | local (unreleased) | v1.0.0 |" in md
     assert md.index("model-a") < md.index("model-b")  # ranked by the headline metric
     assert "### Accuracy by scenario (paper table 3)" in md and "| model-a | 80.0 | 40.0 |" in md
     p = binomtest(20, 20, 0.5).pvalue
     assert f"{p:.3g}* (20/0)" in md  # one pair: Holm leaves p unchanged; model-a right where model-b wrong 20 times
-    assert (tmp_path / "site" / "plots" / "movsafebench_by_scenario.png").stat().st_size > 1000
-    assert "![" in md and "plots/movsafebench_by_scenario.png" in md
+    assert (tmp_path / "site" / "plots" / "movsafebench_main_by_scenario.png").stat().st_size > 1000
+    assert "![" in md and "plots/movsafebench_main_by_scenario.png" in md
+
+
+def one_line_error(code, out):
+    lines = out.strip().splitlines()
+    return code == 2 and len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out
+
+
+def test_rows_carry_provenance_and_the_page_shows_it(tmp_path):
+    """A run folder's scores.json gives config and revision (run.json); a published folder gives the version."""
+    refs = tmp_path / "dataset"
+    (refs / "data" / "full").mkdir(parents=True)
+    (refs / "release-manifest.json").write_text(json.dumps({"version": "1.2.0"}))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"data": str(refs), "identity": {
+        "benchmark": "movsafebench", "config": "full", "dataset_revision": "v1.2.0"}}))
+    res = result("m1", 0.5)
+    for key in ("config", "dataset_revision"):
+        del res[key]
+    scores = write(run, "scores.json", res)
+    table = tmp_path / "t.parquet"
+    code, out = hk("leaderboard", "add", scores, "--table", table)
+    assert code == 0, out
+    row = read_table(table)[0]
+    assert (row["config"], row["dataset_version"], row["dataset_revision"], row["synthetic"]) == (
+        "full", "1.2.0", "v1.2.0", False)
+    assert json.loads(row["result_json"])["config"] == "full"
+    assert hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")[0] == 0
+    md = (tmp_path / "site" / "leaderboard.md").read_text()
+    assert "| Config | Dataset version | Revision |" in md and "| full | 1.2.0 | v1.2.0 |" in md
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "<th class=\"sortable\">Revision</th>" in page and ">v1.2.0</td>" in page
+
+
+def test_synthetic_configs_are_marked_and_ranked_apart(tmp_path):
+    table = tmp_path / "t.parquet"
+    files = [write(tmp_path, "real.json", result("real-model", 0.4)),
+             write(tmp_path, "demo.json", result("demo-baseline", 0.9, config="demo")),
+             write(tmp_path, "syn.json", {**result("synthetic-ids", 0.95), "per_sample": {
+                 "id": ["synthetic-00000001"], "correct": [True]}})]
+    assert hk("leaderboard", "add", *files, "--table", table)[0] == 0
+    flags = {r["model"]: r["synthetic"] for r in read_table(table)}
+    assert flags == {"real-model": False, "demo-baseline": True, "synthetic-ids": True}
+    assert hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")[0] == 0
+    md = (tmp_path / "site" / "leaderboard.md").read_text()
+    real = md.index("## MovSafeBench: config main")
+    demo = md.index("## MovSafeBench: config demo")
+    assert real < demo  # real configs first
+    real_section = md[real:demo]
+    assert "| 1 | real-model |" in real_section and "demo-baseline" not in real_section
+    assert "synthetic-ids" not in real_section  # synthetic ids never rank with the real config's rows
+    assert "Demo / synthetic data" in md[demo:] and "| 1 | demo-baseline |" in md[demo:]
+
+
+def test_ties_share_a_rank(tmp_path):
+    table = tmp_path / "t.parquet"
+    files = [write(tmp_path, f"{m}.json", result(m, acc)) for m, acc in
+             (("a", 0.7), ("b", 0.5), ("c", 0.7), ("d", 0.4), ("e", 0.5))]
+    assert hk("leaderboard", "add", *files, "--table", table)[0] == 0
+    assert hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")[0] == 0
+    md = (tmp_path / "site" / "leaderboard.md").read_text()
+    ranked = re.findall(r"^\| (\d+) \| ([a-e]) \| baseline \|", md, re.M)
+    assert ranked == [("1", "a"), ("1", "c"), ("3", "b"), ("3", "e"), ("5", "d")]
+
+
+@pytest.mark.parametrize("benchmark", ["../../x/pwned", "/tmp/abs/pwned", "a/b", "..", "bench name", "x" * 65])
+def test_a_hostile_benchmark_name_is_refused_and_never_becomes_a_path(tmp_path, benchmark):
+    table = tmp_path / "work" / "t.parquet"
+    code, out = hk("leaderboard", "add", write(tmp_path, "r.json", result("m", 0.5, benchmark=benchmark)),
+                   "--table", table)
+    assert one_line_error(code, out) and "field 'benchmark'" in out, out
+    # a table written by other means (an old version, a hand edit) is checked again at render time
+    row = result_row(result("m", 0.5), source="r.json")
+    write_table(table, [{**row, "benchmark": benchmark}])
+    before = {p for p in tmp_path.rglob("*")}
+    code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "work" / "site")
+    assert one_line_error(code, out), out
+    created = {p for p in tmp_path.rglob("*")} - before
+    assert all(p.is_relative_to(tmp_path / "work" / "site") for p in created), created
+    assert not Path("/tmp/abs/pwned").exists() and not (tmp_path.parent / "x").exists()
+
+
+def test_a_hostile_config_name_is_refused(tmp_path):
+    code, out = hk("leaderboard", "add", write(tmp_path, "r.json", result("m", 0.5, config="../../etc")),
+                   "--table", tmp_path / "t.parquet")
+    assert one_line_error(code, out) and "field 'config'" in out, out
+
+
+@pytest.mark.parametrize("text, field", [
+    ('"ci95": "ab"', "ci95"), ('"ci95": [0.1]', "ci95"), ('"ci95": [0.9, 0.1]', "ci95"),
+    ('"ci95": [NaN, 0.5]', None), ('"accuracy": NaN', None), ('"accuracy": Infinity', None),
+    ('"accuracy": -Infinity', None), ('"accuracy": true', "accuracy"), ('"accuracy": 1e400', "accuracy"),
+    ('"num_samples": "ten"', "num_samples"), ('"model": "m", "model": "n"', None), ('"model": ["x"]', "model"),
+    ('"model": "a\\nb"', "model"),
+])
+def test_add_refuses_bad_numbers_and_fields_with_one_line(tmp_path, text, field):
+    base = result("m", 0.5)
+    key = text.split('"')[1]
+    base.pop(key, None)
+    body = json.dumps(base)[:-1] + ", " + text + "}"
+    path = tmp_path / "r.json"
+    path.write_text(body)
+    code, out = hk("leaderboard", "add", path, "--table", tmp_path / "t.parquet")
+    assert one_line_error(code, out), out
+    if field:
+        assert f"field '{field}'" in out, out
+    assert not (tmp_path / "t.parquet").exists()
+
+
+def test_add_refuses_deep_nesting_and_huge_integers(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    big = tmp_path / "big.json"
+    big.write_text('{"benchmark": "movsafebench", "num_samples": ' + "9" * 5000 + "}")
+    for path in (deep, big):
+        code, out = hk("leaderboard", "add", path, "--table", tmp_path / "t.parquet")
+        assert one_line_error(code, out) and len(out) < 300, out
+
+
+def test_markdown_and_page_carry_no_raw_html_from_model_names(tmp_path):
+    table = tmp_path / "t.parquet"
+    names = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "[click](javascript:alert(3))",
+             "a|b", "&lt;b&gt;entity"]
+    files = [write(tmp_path, f"{i}.json", result(n, 0.1 * (i + 1), correct=[True, False] * 5))
+             for i, n in enumerate(names)]
+    assert hk("leaderboard", "add", *files, "--table", table)[0] == 0
+    assert hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")[0] == 0
+    md = (tmp_path / "site" / "leaderboard.md").read_text()
+    page = (tmp_path / "site" / "index.html").read_text()
+    for text in (md, page):
+        assert "<script>alert" not in text and "<img src=x" not in text and "<b>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md and "&amp;lt;b&amp;gt;entity" in md
+    assert "[click]\\(javascript" in md and "](javascript" not in md  # no link
+    assert "a\\|b" in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_render_and_add_refuse_what_they_cannot_use(tmp_path):
+    table = tmp_path / "t.parquet"
+    row = result_row(result("m", 0.5), source="r.json")
+    write_table(table, [{**row, "result_json": "{not json"}])
+    code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "site")
+    assert one_line_error(code, out) and "result_json is not a JSON object" in out
+    write_table(table, [row])
+    (tmp_path / "file").write_text("x")
+    code, out = hk("leaderboard", "render", "--table", table, "--out", tmp_path / "file")
+    assert one_line_error(code, out) and "--out is a file" in out
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):  # a FIFO is never opened (no hang); a folder is not a results file
+        code, out = hk("leaderboard", "add", path, "--table", table)
+        assert one_line_error(code, out) and "not a regular file" in out
+    for command in ("add", "render"):
+        args = [write(tmp_path, "ok.json", result("m", 0.5))] if command == "add" else ["--out", tmp_path / "s"]
+        code, out = hk("leaderboard", command, *args, "--table", tmp_path)
+        assert one_line_error(code, out) and "the results table is not a file" in out
+    code, out = hk("leaderboard", "submissions", "--space-dir", tmp_path / "file")
+    assert one_line_error(code, out) and "data folder is a file" in out

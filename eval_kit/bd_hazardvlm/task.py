@@ -25,6 +25,21 @@ BASELINE_HAZARD_FIELDS: dict[str, Any] = {"risk_timing": "latent", "severity": "
                                           "defensive_actions": ["slow_down"]}
 
 
+REVISION_FIELDS = ("id", "source_dataset", "source_id", "source_path", *spec.ANNOTATION_FIELDS, "pilot")
+
+
+def annotations_revision(records: dict[str, dict[str, Any]]) -> str:
+    """`sha256:<16 hex>` over the annotation records in canonical JSON: the same from JSON Lines, the
+    annotations-only Parquet and a reconstruction's Parquet with embedded images."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for sample_id in sorted(records):
+        row = {field: records[sample_id].get(field) for field in REVISION_FIELDS}
+        digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+    return "sha256:" + digest.hexdigest()[:16]
+
+
 class BDHazardVLMTask(Task):
     """Paper section 4: the whole taxonomy and output schema in one prompt, one image per sample.
 
@@ -68,6 +83,19 @@ class BDHazardVLMTask(Task):
     def data_files(self) -> list[Path]:
         source = self.source()
         return [source] if source.is_file() else sorted(source.glob("*.parquet"))
+
+    @property
+    def dataset_revision(self) -> str:
+        """The given revision, else a content hash of the annotation records (not of the files).
+
+        A run on a local reconstruction (annotations + images in Parquet) and the published annotations
+        config it was rebuilt from then carry the same revision, so `validate` can check a run against the
+        annotations config it was run from. The images are pinned separately: reconstruction checks each
+        one against the release manifest's sha256.
+        """
+        if self._dataset_revision is None:
+            self._dataset_revision = annotations_revision(self.records())
+        return self._dataset_revision
 
     def records(self) -> dict[str, dict[str, Any]]:
         """Schema-checked annotation records keyed by id (the references), in file order."""

@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_text
 from eval_kit.leaderboard.boards import Board, board_for, lookup
+from eval_kit.leaderboard.provenance import NAME_PATTERN, SYNTHETIC_CONFIG, checked_name
 from eval_kit.leaderboard.significance import pairwise_matrix
 from eval_kit.textreport import pct
 
@@ -60,7 +62,8 @@ def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]
     x = np.arange(len(columns))
     for i, (label, values) in enumerate(zip(labels, series, strict=True)):
         heights = [np.nan if values.get(c) is None else 100 * values[c] for c in columns]
-        ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=label)
+        short = label if len(label) <= 40 else label[:39] + "…"
+        ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=short)
     ax.set_xticks(x, [c.replace("_", " ") for c in columns], rotation=30 if len(columns) > 6 else 0, ha="right"
                   if len(columns) > 6 else "center")
     ax.set_ylabel(ylabel)
@@ -71,7 +74,7 @@ def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp)
+    fig.savefig(tmp, bbox_inches="tight")  # the title and an outside legend are never cut off
     plt.close(fig)
     tmp.replace(path)
 
@@ -89,21 +92,74 @@ def _paired(results: list[dict[str, Any]], labels: list[str], key: str) -> dict[
     return out
 
 
-def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
-    """Per-benchmark sections (tables as lists of cells, plot paths, significance), plots written to out/plots."""
+def _result(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's full result; a table whose JSON cannot be read is bad input, not a crash."""
+    try:
+        result = json.loads(row["result_json"] or "")
+    except (ValueError, RecursionError, TypeError):
+        result = None
+    if not isinstance(result, dict):
+        raise BadInput(f"row {row['model'][:40]!r}: result_json is not a JSON object", field="result_json",
+                       fix="add the result again with `leaderboard add`")
+    return result
+
+
+def ranks(values: list[float | None]) -> list[str]:
+    """Competition ranks ("1", "1", "3"): equal scores share a rank; a row without a score has none ("-")."""
+    scored = [v for v in values if v is not None]
+    return ["-" if v is None else str(1 + sum(other > v for other in scored)) for v in values]
+
+
+def _sections_of(rows: list[dict[str, Any]]) -> list[tuple[str, str | None, bool, list[dict[str, Any]]]]:
+    """(benchmark, config, synthetic, rows) per ranking group: each dataset config of a benchmark is ranked
+    on its own, and demo/synthetic rows never with real ones; real configs first, then rows of unknown
+    provenance, then demo/synthetic data."""
+    groups: dict[tuple[str, str | None, bool], list[dict[str, Any]]] = {}
+    for r in rows:
+        checked_name(r["benchmark"], "benchmark")
+        if r.get("config") is not None:
+            checked_name(r["config"], "config")
+        groups.setdefault((r["benchmark"], r.get("config"), bool(r.get("synthetic"))), []).append(r)
+
+    def order(key: tuple[str, str | None, bool]) -> tuple:
+        benchmark, config, synthetic = key
+        return benchmark, 2 if synthetic else int(config is None), config or ""
+
+    return [(*key, groups[key]) for key in sorted(groups, key=order)]
+
+
+def _plot_file(benchmark: str, config: str | None, name: str, index: int) -> Path:
+    """plots/<benchmark>_<config>_<key>.png from validated names only (free text never becomes a path)."""
+    slug = name.replace(".", "_").replace(":", "_")
+    if not NAME_PATTERN.fullmatch(slug):
+        slug = f"plot{index}"
+    return Path("plots") / f"{checked_name(benchmark, 'benchmark')}_{config or 'unknown'}_{slug}.png"
+
+
+def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True) -> list[dict[str, Any]]:
+    """Sections per benchmark and config (tables as lists of cells, plot paths, significance); with `plots`,
+    the plots are written to out/plots (only there: their names come from validated names)."""
     sections = []
-    for benchmark in sorted({r["benchmark"] for r in rows}):
+    plots_dir = (out / "plots").resolve()
+    for benchmark, config, synthetic, group in _sections_of(rows):
         board = board_for(benchmark)
-        brows = sorted((r for r in rows if r["benchmark"] == benchmark),
-                       key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"]))
-        results = [json.loads(r["result_json"]) for r in brows]
+        brows = sorted(group, key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"], r["run"]))
+        results = [_result(r) for r in brows]
         labels = _labels(brows)
         head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
-                *(title for _, title in board.columns), *(title for _, title in board.counters)]
-        main = [[str(i + 1), label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
+                *(title for _, title in board.columns), *(title for _, title in board.counters),
+                "Config", "Dataset version", "Revision"]
+        rank = ranks([r["headline"] for r in brows])
+        main = [[rank[i], label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
                  str(r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
-                 *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters)]
+                 *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters),
+                 r.get("config") or "unknown", r.get("dataset_version") or "local (unreleased)",
+                 r.get("dataset_revision") or "unknown"]
                 for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
+        if any(r.get("link") for r in brows):  # submitted through the app: the model's link, as text
+            head.append("Link")
+            for cells, r in zip(main, brows, strict=True):
+                cells.append(r.get("link") or "-")
         breakdowns = []
         keys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
             {k for res in results for k, v in res.items() if k.startswith("by_") and isinstance(v, dict)}))
@@ -118,26 +174,43 @@ def build(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
             table = [[label, *(pct(_values(res, key, metric_name).get(c)) for c in columns)]
                      for label, res in zip(labels, results, strict=True)]
             breakdowns.append({"key": name, "title": title, "head": ["Model", *columns], "rows": table})
-        plots = []
-        for name in board.plots or tuple(b["key"] for b in breakdowns[:1]):
+        drawn = []
+        for index, name in enumerate(board.plots or tuple(b["key"] for b in breakdowns[:1])):
             key, _, metric_name = name.partition(":")
             columns = _breakdown_keys(results, key, orders.get(name, ()))
-            if columns:
-                file = Path("plots") / f"{benchmark}_{name.replace('.', '_').replace(':', '_')}.png"
-                what = metric_name or ("recall" if "recall" in key else "accuracy")
-                table_title = next((b["title"] for b in breakdowns if b["key"] == name), None)
-                where = key.split(".")[-1].replace("by_", "by ").replace("_", " ")
-                title = f"{board.title}: {table_title or f'{what} {where}'} per model"
+            if not columns:
+                continue
+            apart = synthetic and not SYNTHETIC_CONFIG.search(config or "")  # beside a real config of that name
+            file = _plot_file(benchmark, f"{config}_synthetic" if apart else config, name, index)
+            if (out / file).resolve().parent != plots_dir:  # a last guard: never write outside out/plots
+                raise BadInput(f"plot path {file} leaves the output folder", field="benchmark")
+            what = metric_name or ("recall" if "recall" in key else "accuracy")
+            table_title = next((b["title"] for b in breakdowns if b["key"] == name), None)
+            where = key.split(".")[-1].replace("by_", "by ").replace("_", " ")
+            title = f"{board.title} ({config or 'unknown config'}): {table_title or f'{what} {where}'} per model"
+            if plots:
                 _plot(out / file, title, labels, [_values(res, key, metric_name or None) for res in results],
                       columns, ylabel=f"{what} (%)")
-                plots.append({"file": file.as_posix(), "title": title})
+            drawn.append({"file": file.as_posix(), "title": title})
         matrices = []
         for key, title in board.significance:
             paired = _paired(results, labels, key)
             if len(paired) >= 2:
                 matrices.append({"title": title, "matrix": pairwise_matrix(paired)})
-        sections.append({"benchmark": benchmark, "board": board, "head": head, "rows": main,
-                         "breakdowns": breakdowns, "plots": plots, "matrices": matrices})
+        heading = f"{board.title}: config {config}" if config else f"{board.title}: config unknown"
+        if synthetic:
+            status = ("Demo / synthetic data: these rows are not benchmark results and are ranked only among "
+                      "themselves, never with real configs.")
+        elif config is None:
+            status = "Provenance unknown: added before the dataset config and revision were recorded."
+        else:
+            status = ""
+        anchor = f"{benchmark}-{config or 'unknown'}" + ("-synthetic" if synthetic else "")
+        heading += " (demo / synthetic data)" if synthetic else ""
+        sections.append({"benchmark": benchmark, "config": config, "anchor": anchor, "synthetic": synthetic,
+                         "heading": heading,
+                         "status": status, "board": board, "head": head, "rows": main, "breakdowns": breakdowns,
+                         "plots": drawn, "matrices": matrices})
     return sections
 
 
@@ -163,25 +236,37 @@ def _matrix_cells(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return ["Row vs column", *names], rows
 
 
+_MD_SPECIAL = str.maketrans({"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;", "\n": " ",
+                             "\r": " "})
+
+
+def md_text(text: str) -> str:
+    """Text as Markdown that renders as that text: no raw HTML (a model named `<script>` shows as such),
+    no link or image (`](` and `][` are broken), no table break (`|`, newlines)."""
+    return str(text).translate(_MD_SPECIAL).replace("](", "]\\(").replace("][", "]\\[")
+
+
 def markdown(sections: list[dict[str, Any]]) -> str:
     def table(head: list[str], rows: list[list[str]]) -> list[str]:
-        esc = [[c.replace("|", "\\|") for c in r] for r in [head, *rows]]
+        esc = [[md_text(c) for c in r] for r in [head, *rows]]
         return ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |"
                                                                            for r in esc[1:]]
 
-    lines = ["# hazardkit leaderboard", "", "Scores in %; JSON results keep fractions in [0, 1].", ""]
+    lines = ["# hazardkit leaderboard", "", "Scores in %; JSON results keep fractions in [0, 1]. Each dataset "
+             "config is ranked on its own; equal scores share a rank.", ""]
     for s in sections:
         board = s["board"]
-        lines += [f"## {board.title}", ""] + ([board.note, ""] if board.note else [])
+        lines += [f"## {md_text(s['heading'])}", ""] + ([f"**{md_text(s['status'])}**", ""] if s["status"] else [])
+        lines += [md_text(board.note), ""] if board.note else []
         lines += [*table(s["head"], s["rows"]), ""]
         for b in s["breakdowns"]:
-            lines += [f"### {b['title']}", "", *table(b["head"], b["rows"]), ""]
+            lines += [f"### {md_text(b['title'])}", "", *table(b["head"], b["rows"]), ""]
         for m in s["matrices"]:
-            lines += [f"### Pairwise significance{_on(m['title'])} (Holm-adjusted exact McNemar p; * < 0.05; "
-                      "(row right & column wrong / row wrong & column right))", ""]
+            lines += [f"### Pairwise significance{md_text(_on(m['title']))} (Holm-adjusted exact McNemar p; "
+                      "* &lt; 0.05; (row right & column wrong / row wrong & column right))", ""]
             lines += [*table(*_matrix_cells(m["matrix"])), ""]
         for p in s["plots"]:
-            lines += [f"![{p['title']}]({p['file']})", ""]
+            lines += [f"![{md_text(p['title'])}]({p['file']})", ""]
     return "\n".join(lines)
 
 
@@ -190,7 +275,8 @@ table{border-collapse:collapse;margin:0.5em 0 1.5em;display:block;max-width:100%
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
 th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
 .sig{background:#ffe9a8}td.t,th{text-align:left}
-img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}"""
+img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}
+.status{background:#fff3cd;border:1px solid #e0c36a;padding:4px 8px;font-weight:600}"""
 
 _JS = """function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),
 b=t.tBodies[0],asc=th.dataset.dir!=='asc';const key=c=>{const v=c.children[i].dataset.v??c.children[i].textContent;
@@ -227,7 +313,9 @@ def page(sections: list[dict[str, Any]]) -> str:
              "<p class='note'>Scores in %. Click a column header to sort.</p>"]
     for s in sections:
         board = s["board"]
-        parts.append(f"<section id='{e(s['benchmark'])}'><h2>{e(board.title)}</h2>")
+        parts.append(f"<section id='{e(s['anchor'])}'><h2>{e(s['heading'])}</h2>")
+        if s["status"]:
+            parts.append(f"<p class='status'>{e(s['status'])}</p>")
         if board.note:
             parts.append(f"<p class='note'>{e(board.note)}</p>")
         parts.append(table(s["head"], s["rows"]))
@@ -251,6 +339,8 @@ def page(sections: list[dict[str, Any]]) -> str:
 
 def render(rows: list[dict[str, Any]], out: Path) -> dict[str, Path]:
     """Write out/leaderboard.md, out/index.html and out/plots/*.png; returns their paths."""
+    if out.exists() and not out.is_dir():
+        raise BadInput("--out is a file", path=out, fix="pass a folder")
     out.mkdir(parents=True, exist_ok=True)
     sections = build(rows, out)
     md, index = out / "leaderboard.md", out / "index.html"

@@ -1,0 +1,159 @@
+"""What the operator of a leaderboard app chooses, read from the environment (a Space's variables and secrets)
+or given on the `hazardkit leaderboard serve` command line.
+
+Environment (every one optional):
+  HAZARDKIT_SPACE_DIR        folder holding results.parquet and submissions/ (default: ./space_data)
+  HAZARDKIT_REFERENCES       per benchmark, `NAME=SOURCE[#CONFIG]`, separated by `;` or newlines; SOURCE is a
+                             local dataset folder / Parquet / JSON Lines file, or `hf://datasets/ORG/NAME[@REV]`
+                             (downloaded through huggingface_hub and its cache; a private repo needs HF_TOKEN)
+  HAZARDKIT_MAX_UPLOAD_MB    largest upload (default 20)
+  HAZARDKIT_MAX_ROWS         most lines in a predictions file (default 50000)
+  HAZARDKIT_DAILY_LIMIT      submissions per user per 24 hours (default 5)
+  HAZARDKIT_SCORE_TIMEOUT    seconds a submission may take to validate and score, in a worker process that
+                             is killed past it (default 20; 0: no limit, scored in the app's process)
+  HAZARDKIT_MODERATION       1: a scored submission waits as pending until `hazardkit leaderboard approve`
+  HAZARDKIT_RESULTS_REPO     ORG/NAME of a Hub dataset repo that also keeps results.parquet (pulled when the
+                             folder has none, pushed after every change; needs a write HF_TOKEN)
+  HF_TOKEN                   (secret) token for private reference repos
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eval_kit.errors import BadInput
+
+HUB_PREFIX = "hf://datasets/"
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,99}")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Where one benchmark's references come from: a local path, or a Hub dataset repo at a revision."""
+
+    benchmark: str
+    source: str
+    config: str | None = None
+
+    @property
+    def hub_id(self) -> str | None:
+        return self.source[len(HUB_PREFIX):].partition("@")[0] if self.source.startswith(HUB_PREFIX) else None
+
+    @property
+    def hub_revision(self) -> str | None:
+        if not self.source.startswith(HUB_PREFIX):
+            return None
+        return self.source[len(HUB_PREFIX):].partition("@")[2] or None
+
+    def local_path(self, token: str | None = None) -> Path:
+        """The references on this machine: the path itself, or the Hub repo's snapshot (cached)."""
+        if self.hub_id is None:
+            path = Path(self.source)
+            if not path.exists():
+                raise BadInput("references not found", path=path, field="HAZARDKIT_REFERENCES",
+                               fix=f"point {self.benchmark} at a dataset folder or {HUB_PREFIX}ORG/NAME")
+            return path
+        from huggingface_hub import snapshot_download
+
+        patterns = ["release-manifest.json", "README.md", "*.jsonl"]
+        patterns.append(f"data/{self.config}/*" if self.config else "data/**")
+        try:
+            folder = snapshot_download(self.hub_id, repo_type="dataset", revision=self.hub_revision, token=token,
+                                       allow_patterns=patterns)
+        except Exception as exc:  # huggingface_hub raises many types (offline, 401, 404)
+            raise BadInput(f"cannot fetch {self.source} ({type(exc).__name__})", field="HAZARDKIT_REFERENCES",
+                           fix="check the repo id and revision, and HF_TOKEN for a private repo") from None
+        return Path(folder)
+
+
+def parse_references(text: str) -> dict[str, Reference]:
+    """`movsafebench=./movsafebench#default; bd-hazardvlm=hf://datasets/org/bd@v1.0.0#demo_annotations`."""
+    from eval_kit import registry
+
+    found: dict[str, Reference] = {}
+    for item in re.split(r"[;\n]", text or ""):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, source = item.partition("=")
+        if not sep or not source.strip():
+            raise BadInput(f"{item[:60]!r} is not NAME=SOURCE", field="HAZARDKIT_REFERENCES",
+                           fix="e.g. movsafebench=./movsafebench#default")
+        bench = registry.get(name.strip())
+        source, _, config = source.strip().partition("#")
+        if source.startswith(HUB_PREFIX):
+            repo, _, revision = source[len(HUB_PREFIX):].partition("@")
+            if not _HUB_ID.fullmatch(repo) or (revision and not _REVISION.fullmatch(revision)):
+                raise BadInput(f"{source[:80]!r} is not {HUB_PREFIX}ORG/NAME[@REVISION]", field="HAZARDKIT_REFERENCES")
+        if config:
+            from eval_kit.leaderboard.provenance import checked_name
+
+            checked_name(config, "config")
+        found[bench.name] = Reference(bench.name, source, config or None)
+    return found
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadInput(f"{name}={raw[:20]!r} is not a number", field=name) from None
+    if value < 0:
+        raise BadInput(f"{name} must not be negative", field=name)
+    return value
+
+
+@dataclass
+class SpaceSettings:
+    """The operator's choices. `token` is never shown (repr) and never written to disk."""
+
+    data_dir: Path = Path("space_data")
+    references: dict[str, Reference] = field(default_factory=dict)
+    max_upload_bytes: int = 20 * 1024 * 1024
+    max_rows: int = 50_000
+    daily_limit: int = 5
+    moderation: bool = False
+    results_repo: str | None = None
+    token: str | None = field(default=None, repr=False)
+    title: str = "hazardkit leaderboard"
+    n_bootstrap: int = 1000
+    score_timeout: float | None = None  # seconds a submission may take to validate and score (None: no limit)
+
+    @property
+    def table(self) -> Path:
+        return self.data_dir / "results.parquet"
+
+    @property
+    def submissions(self) -> Path:
+        return self.data_dir / "submissions"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides) -> SpaceSettings:
+        env = os.environ if env is None else env
+        settings = cls(
+            data_dir=Path(env.get("HAZARDKIT_SPACE_DIR") or "space_data"),
+            references=parse_references(env.get("HAZARDKIT_REFERENCES", "")),
+            max_upload_bytes=int(_number(env, "HAZARDKIT_MAX_UPLOAD_MB", 20) * 1024 * 1024),
+            max_rows=int(_number(env, "HAZARDKIT_MAX_ROWS", 50_000)),
+            daily_limit=int(_number(env, "HAZARDKIT_DAILY_LIMIT", 5)),
+            score_timeout=_number(env, "HAZARDKIT_SCORE_TIMEOUT", 20) or None,
+            moderation=(env.get("HAZARDKIT_MODERATION") or "0").strip().lower() in {"1", "true", "yes", "on"},
+            results_repo=env.get("HAZARDKIT_RESULTS_REPO") or None,
+            token=env.get("HF_TOKEN") or None,
+        )
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(settings, key, value)
+        if settings.data_dir.exists() and not settings.data_dir.is_dir():
+            raise BadInput("the app's data folder is a file", path=settings.data_dir, field="HAZARDKIT_SPACE_DIR")
+        if settings.results_repo is not None and not _HUB_ID.fullmatch(settings.results_repo):
+            raise BadInput(f"{settings.results_repo[:80]!r} is not ORG/NAME", field="HAZARDKIT_RESULTS_REPO")
+        return settings
