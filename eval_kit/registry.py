@@ -7,12 +7,14 @@ name. Parts are named as `"module:attribute"` strings and imported on first use,
 is cheap and `eval_kit` never imports `builder` (the builder-side parts are strings only `builder` resolves).
 
 Adding a fourth benchmark: its two folders (`eval_kit/<name>/`, `builder/<name>/`) and one line, either in
-`BUILTIN` or a `register(Benchmark(...))` call from your own package.
+`BUILTIN`, a `register(Benchmark(...))` call from your own package, or its package named in the environment
+variable `HAZARDKIT_BENCHMARKS` (comma-separated; what a leaderboard Space's scoring worker also reads).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,13 +112,21 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name.replace("-", "_"), None)
 
 
+PLUGINS_ENV = "HAZARDKIT_BENCHMARKS"  # comma-separated packages, each defining BENCHMARK, registered after BUILTIN
+
+
 def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for package in BUILTIN:
-        bench = importlib.import_module(package).BENCHMARK
+    plugins = [p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(",") if p.strip()]
+    for package in (*BUILTIN, *plugins):
+        try:
+            bench = importlib.import_module(package).BENCHMARK
+        except (ImportError, AttributeError) as exc:
+            raise BadInput(f"cannot load benchmark package {package!r} ({exc})", field=PLUGINS_ENV,
+                           fix="name importable packages that define BENCHMARK") from None
         _REGISTRY.setdefault(bench.name, bench)
 
 

@@ -309,27 +309,38 @@ def test_a_hub_results_repo_is_pulled_when_missing_and_pushed_after_each_change(
         SpaceSettings.from_env({"HAZARDKIT_RESULTS_REPO": "../x"})
 
 
-def test_a_hostile_upload_costs_at_most_the_time_limit(tmp_path, refs):
-    """A response that is a parser's worst case (40,000 `<think>` tags) is stopped at the limit; the worker is
-    replaced and the next submission is scored as usual."""
+def test_a_hostile_upload_costs_at_most_the_time_limit(tmp_path, refs, monkeypatch):
+    """A submission whose scoring runs away (a benchmark that takes 0.5 s per line, standing for any parser's or
+    scorer's worst case) is stopped at the limit; the worker is replaced and the next submission is scored."""
     import time
 
-    lb = Leaderboard(settings(tmp_path, refs, score_timeout=3.0))
-    lb.warm()  # the worker process starts and loads the references once
-    lines = predictions(refs, tmp_path / "p.jsonl").read_text().splitlines()
-    hostile = tmp_path / "hostile.jsonl"
-    first = json.loads(lines[0])
-    hostile.write_text("\n".join([json.dumps({"id": first["id"], "response": "<think>" * 40_000}), *lines[1:]]) + "\n")
-    start = time.perf_counter()
-    outcome = lb.submit(hostile, "hostile.jsonl", "movsafebench", "m", user="u1")
-    took = time.perf_counter() - start
-    assert outcome.status == "invalid" and outcome.lines == [
-        "error: hostile.jsonl: scoring took over 3 s and was stopped (check for very long or repetitive responses)"]
-    assert took < 6, took
-    assert lb.store.get(outcome.submission_id)["status"] == "invalid"
-    good = lb.submit(tmp_path / "p.jsonl", "p.jsonl", "movsafebench", "m", user="u1")
-    assert good.status == "published", good.lines
-    lb._worker.stop()
+    from eval_kit import registry
+
+    monkeypatch.setenv(registry.PLUGINS_ENV, "tests.slowbench")  # read by the spawned scoring worker
+    from tests import slowbench
+
+    registry.register(slowbench.BENCHMARK)
+    toy = tmp_path / "toy.jsonl"
+    toy.write_text("".join(json.dumps({"id": f"n{n}", "number": n, "answer": "even" if n % 2 == 0 else "odd"}) + "\n"
+                           for n in range(20)))
+    try:
+        lb = Leaderboard(settings(tmp_path, refs, score_timeout=3.0, references={
+            "movsafebench": Reference("movsafebench", str(refs)), "slowbench": Reference("slowbench", str(toy))}))
+        lb.warm()  # the worker process starts and loads the references once
+        slow = tmp_path / "slow.jsonl"
+        slow.write_text("".join(json.dumps({"id": f"n{n}", "prediction": "even"}) + "\n" for n in range(20)))
+        start = time.perf_counter()
+        outcome = lb.submit(slow, "slow.jsonl", "slowbench", "m", user="u1")
+        took = time.perf_counter() - start
+        assert outcome.status == "invalid" and outcome.lines == [
+            "error: slow.jsonl: scoring took over 3 s and was stopped (check for very long or repetitive responses)"]
+        assert took < 6, took
+        assert lb.store.get(outcome.submission_id)["status"] == "invalid"
+        good = lb.submit(predictions(refs, tmp_path / "p.jsonl"), "p.jsonl", "movsafebench", "m", user="u2")
+        assert good.status == "published", good.lines
+        lb._worker.stop()
+    finally:
+        registry.unregister("slowbench")
 
 
 def test_a_submission_cut_short_blocks_its_user_only_for_a_while(tmp_path, refs):
