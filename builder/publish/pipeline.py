@@ -13,6 +13,7 @@ catch it, and a push refuses until the folder is published again.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import json
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -89,6 +90,19 @@ def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
     raise BadInput(f"no built-in demo data for {publisher.name}", field="--input", fix="pass --input")
 
 
+def _rows_from_input(publisher: Publisher, input_path: Path, image_root: str | Path | None):
+    """The publisher's rows; `image_root` widens where image files may be read from (default: the input's
+    folder), for publishers whose rows carry image paths."""
+    if image_root is None:
+        return publisher.rows_from_input(input_path)
+    if "image_root" not in inspect.signature(publisher.rows_from_input).parameters:
+        raise BadInput(f"{publisher.name} rows carry no image paths", field="--image-root", fix="drop --image-root")
+    root = Path(image_root)
+    if not root.is_dir():
+        raise BadInput("not a folder", path=root, field="--image-root")
+    return publisher.rows_from_input(input_path, image_root=root)
+
+
 def _checked_rows(rows: Iterable[dict[str, Any]], publisher: Publisher, config: str,
                   allowed: frozenset[str]) -> Iterator[dict[str, Any]]:
     for row in rows:
@@ -113,6 +127,7 @@ def publish(
     push: bool = False,
     api: Any | None = None,
     progress: bool = False,
+    image_root: str | Path | None = None,
 ) -> PublishResult:
     """Publish one config of a benchmark into its dataset folder and (with `push`) release it on the Hub."""
     publisher = benchmark if isinstance(benchmark, Publisher) else get_publisher(benchmark)
@@ -140,7 +155,7 @@ def publish(
     release.updated_history(previous.get("history", []), version, date, "")
     if rows is None:
         if input_path is not None:
-            rows = publisher.rows_from_input(Path(input_path))
+            rows = _rows_from_input(publisher, Path(input_path), image_root)
         elif config in publisher.demo_configs:
             rows = demo_rows(publisher)
         else:
