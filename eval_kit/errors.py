@@ -20,11 +20,11 @@ class BadInput(Exception):
         field: str | None = None,
         fix: str | None = None,
     ) -> None:
-        self.path = str(path) if path is not None else None
+        self.path = _short(str(path), 160) if path is not None else None
         self.line = line
-        self.field = field
-        self.fix = fix
-        self.detail = message
+        self.field = _short(field, 80) if field is not None else None
+        self.fix = _short(fix, 300) if fix is not None else None
+        self.detail = _short(message, 400)
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -39,3 +39,10 @@ class BadInput(Exception):
         if self.fix:
             text += f" ({self.fix})"
         return text
+
+
+def _short(text: str, limit: int) -> str:
+    """One printable line of at most about `limit` characters: an error never echoes a 50 MB value, a
+    newline or a control character from its input."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text[: limit * 4])
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)}+ characters)"

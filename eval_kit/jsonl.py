@@ -13,35 +13,16 @@ from eval_kit.errors import BadInput
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line_number, object) for each non-blank line; bad JSON raises BadInput naming the line."""
-    path = Path(path)
-    if not path.exists():
-        raise BadInput("file not found", path=path)
-    if path.is_dir():
-        raise BadInput("expected a JSON Lines file, got a directory", path=path)
+    """Yield (line_number, object) for each non-blank line, read by the strict reader (`eval_kit.strictjson`):
+    bad JSON, NaN, duplicate keys, deep nesting, huge lines and non-objects are BadInput naming the line."""
+    from eval_kit.strictjson import iter_lines
+
     seen_any = False
-    with path.open("r", encoding="utf-8") as handle:
-        try:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise BadInput(
-                        f"malformed JSON ({exc.msg} at column {exc.colno})",
-                        path=path,
-                        line=number,
-                        fix="each line must be one JSON object",
-                    ) from None
-                if not isinstance(obj, dict):
-                    raise BadInput(
-                        f"expected a JSON object, got {type(obj).__name__}", path=path, line=number
-                    )
-                seen_any = True
-                yield number, obj
-        except UnicodeDecodeError:
-            raise BadInput("file is not UTF-8 text", path=path, fix="save it as UTF-8 JSON Lines") from None
+    for number, obj in iter_lines(path):
+        if not isinstance(obj, dict):
+            raise BadInput(f"expected a JSON object, got {type(obj).__name__}", path=path, line=number)
+        seen_any = True
+        yield number, obj
     if not seen_any:
         raise BadInput("file is empty", path=path, fix="expected one JSON object per line")
 

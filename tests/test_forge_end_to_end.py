@@ -180,8 +180,11 @@ def test_export_then_publish_reads_back_with_datasets(planned, tmp_path):
     accepted = [r for r in accepted if r["status"] == "accepted"]
     assert sum(r["scenario"] != "no_edit" for r in records) == len(accepted)
     assert sum(r["scenario"] == "no_edit" for r in records) == 3  # one per source scene
-    code, out = invoke("publish", "movsafebench", "--config", "demo", "--version", "0.1.0", "--input",
-                       tmp_path / "records", "--out", tmp_path / "repo", "--date", "2026-11-30")
+    publish = ("publish", "movsafebench", "--config", "demo", "--version", "0.1.0", "--input", tmp_path / "records",
+               "--out", tmp_path / "repo", "--date", "2026-11-30")
+    code, out = invoke(*publish)  # the images lie in the run and the sources, outside the records' folder
+    assert code == 2 and "image path leaves the input folder" in out
+    code, out = invoke(*publish, "--image-root", tmp_path.parent)  # the run and the shared synthetic scenes
     assert code == 0, out
     ds = datasets.load_dataset(str(tmp_path / "repo"), "demo", split="test")
     ds = ds.cast_column("image", datasets.Image(decode=False))
@@ -197,7 +200,7 @@ def test_export_then_publish_reads_back_with_datasets(planned, tmp_path):
             assert row["object_box"] == record["object_box"] and len(row["object_box"]) >= 1
     # synthetic rows are demo data: any other config refuses them
     code, out = invoke("publish", "movsafebench", "--config", "default", "--version", "0.1.0", "--input",
-                       tmp_path / "records", "--out", tmp_path / "repo2")
+                       tmp_path / "records", "--out", tmp_path / "repo2", "--image-root", tmp_path.parent)
     assert code == 2 and "belong in a demo config" in out
 
 

@@ -22,16 +22,18 @@ from builder.publish.shards import write_config
 from eval_kit.errors import BadInput
 from eval_kit.movsafebench import spec
 
+PNG = b"\x89PNG\r\n\x1a\n"  # the PNG signature: publish embeds only files that start as images
+
 
 def _records_on_disk(folder: Path, n: int, size: int = 50_000) -> list[dict]:
-    """n records whose images are files of random bytes (the writer stores bytes as given, decodable or not)."""
+    """n records whose images are PNG-signed files of random bytes (the writer stores bytes as given)."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for i in range(n):
         scenario = spec.EDITED_SCENARIOS[i % 4]
-        (folder / f"{i}.bin").write_bytes(os.urandom(size + i))
+        (folder / f"{i}.png").write_bytes(PNG + os.urandom(size + i))
         out.append({
-            "id": f"r-{i:04d}", "image_path": f"{i}.bin", "scenario": scenario,
+            "id": f"r-{i:04d}", "image_path": f"{i}.png", "scenario": scenario,
             "answer": spec.SCENARIO_GROUND_TRUTHS[scenario][0], "category": spec.SCENARIO_CATEGORIES[scenario][0],
             "source_benchmark": "drivebench", "source_id": f"s{i}",
         })
@@ -66,28 +68,52 @@ def test_image_file_checks_and_reads(tmp_path: Path) -> None:
     assert info.value.field == "image_path" and "record 3" in str(info.value)
     with pytest.raises(BadInput, match="not a regular file"):
         ImageFile.at(tmp_path)
-    path = tmp_path / "a.bin"
-    path.write_bytes(b"0123456789")
+    path = tmp_path / "a.png"
+    path.write_bytes(PNG + b"01")
     image = ImageFile.at(path, "record 1")
-    assert image.size == 10 and image.read_bytes() == b"0123456789"
+    assert image.size == 10 and image.read_bytes() == PNG + b"01"
     path.write_bytes(b"0123")  # changed after it was checked
     with pytest.raises(BadInput, match="changed size"):
         image.read_bytes()
-    path.write_bytes(b"0123456789AB")
+    path.write_bytes(PNG + b"01AB")
     with pytest.raises(BadInput, match="changed size"):
         image.read_bytes()
 
 
 def test_image_struct_array_reads_files_and_keeps_nulls(tmp_path: Path) -> None:
     files = []
-    for i, payload in enumerate([b"first", b"", b"third!"]):
-        (tmp_path / f"{i}").write_bytes(payload)
-        files.append(ImageFile.at(tmp_path / f"{i}"))
+    for i, payload in enumerate([PNG + b"first", PNG, PNG + b"third!"]):
+        (tmp_path / f"{i}.png").write_bytes(payload)
+        files.append(ImageFile.at(tmp_path / f"{i}.png"))
     struct_type = spec.features().arrow_schema.field("image").type
     array = image_struct_array([files[0], None, files[1], files[2]], struct_type)
     assert array.type == struct_type
-    assert array.to_pylist() == [{"bytes": b"first", "path": None}, None, {"bytes": b"", "path": None},
-                                 {"bytes": b"third!", "path": None}]
+    assert array.to_pylist() == [{"bytes": PNG + b"first", "path": None}, None, {"bytes": PNG, "path": None},
+                                 {"bytes": PNG + b"third!", "path": None}]
+
+
+def test_publish_reads_only_image_files_inside_the_input_folder(tmp_path: Path) -> None:
+    inside = tmp_path / "in"
+    inside.mkdir()
+    (inside / "ok.png").write_bytes(PNG + b"x")
+    assert ImageFile.at(inside / "ok.png", root=inside).size == len(PNG) + 1
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(PNG + b"s")
+    (inside / "link.png").symlink_to(secret)  # a symlink out of the folder
+    (inside / "loop.png").symlink_to(inside / "loop.png")
+    (inside / "fake.png").write_bytes(b"root:x:0:0:root:/root:/bin/bash\n")  # right name, wrong bytes
+    cases = {
+        inside / ".." / "secret.png": "leaves the input folder",
+        inside / "link.png": "leaves the input folder",
+        Path("/etc/passwd"): "leaves the input folder",
+        inside / "loop.png": "cannot read image",
+        inside / "fake.png": "not a .png image",
+    }
+    for path, message in cases.items():
+        with pytest.raises(BadInput, match=message):
+            ImageFile.at(path, root=inside)
+    with pytest.raises(BadInput, match="not an image file"):
+        ImageFile.at(Path("/etc/hostname"))  # no root: still only image formats
 
 
 def test_image_files_round_trip_in_byte_bounded_row_groups(tmp_path: Path, monkeypatch) -> None:
@@ -116,7 +142,7 @@ def test_image_changed_while_publishing_keeps_the_old_config(tmp_path: Path) -> 
                          repo, "default")
     before = (repo / first[0].path).read_bytes()
     rows = movsafebench_rows_from_records(records, base_dir=tmp_path / "img")  # sizes taken now
-    (tmp_path / "img" / "4.bin").write_bytes(b"short")
+    (tmp_path / "img" / "4.png").write_bytes(PNG + b"short")
     threads = threading.active_count()
     with pytest.raises(BadInput, match="changed size"):
         write_config(rows, spec.features(), repo, "default")
@@ -132,7 +158,7 @@ def test_mixed_image_bytes_and_files_in_one_row_group(tmp_path: Path) -> None:
                           tmp_path / "repo", "default")
     table = pq.read_table(tmp_path / "repo" / shards[0].path, columns=["image"])
     assert [v["bytes"] for v in table.column("image").to_pylist()] == [
-        (tmp_path / "img" / f"{i}.bin").read_bytes() for i in range(4)]
+        (tmp_path / "img" / f"{i}.png").read_bytes() for i in range(4)]
 
 
 def _jpeg(color: tuple[int, int, int]) -> bytes:

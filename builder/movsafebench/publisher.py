@@ -111,7 +111,8 @@ def _object_boxes(value: Any, where: str) -> list[list[int]] | None:
     return [list(box) for box in value]
 
 
-def _image_value(row: dict[str, Any], base_dir: Path | None, where: str) -> dict[str, Any] | ImageFile:
+def _image_value(row: dict[str, Any], base_dir: Path | None, where: str,
+                 image_root: str | Path | None = None) -> dict[str, Any] | ImageFile:
     """Given bytes as an Image struct; a path as an `ImageFile`, stat'ed now and read when the shard is written."""
     data = row["_image"]
     if data is not None:
@@ -121,7 +122,7 @@ def _image_value(row: dict[str, Any], base_dir: Path | None, where: str) -> dict
     path = Path(row["_image_path"])
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
-    return ImageFile.at(path, where)
+    return ImageFile.at(path, where, root=image_root)
 
 
 def movsafebench_rows_from_records(
@@ -129,10 +130,13 @@ def movsafebench_rows_from_records(
     *,
     base_dir: str | Path | None = None,
     origins: Iterable[str] | None = None,
+    image_root: str | Path | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Validated MovSafeBench rows sorted by id, image bytes stored as given (files read at write time).
 
     `origins` optionally names where each record came from ("records.jsonl line 7") for error messages.
+    With `image_root`, image files must lie inside it (symlinks resolved); images are always checked to be
+    files of a declared image format.
     Duplicate ids are bad input. Validation of all records happens before the first row is yielded.
     """
     base = Path(base_dir) if base_dir is not None else None
@@ -150,13 +154,15 @@ def movsafebench_rows_from_records(
     rows = []
     for where, row in checked:  # every image file is checked before the first row goes out
         out = {k: v for k, v in row.items() if not k.startswith("_")}
-        out["image"] = _image_value(row, base, where)
+        out["image"] = _image_value(row, base, where, image_root)
         rows.append(out)
     return iter(rows)
 
 
-def rows_from_input(path: Path) -> Iterator[dict[str, Any]]:
-    """Rows from a records JSON Lines file, or a folder holding `records.jsonl` (image paths relative to it)."""
+def rows_from_input(path: Path, image_root: Path | None = None) -> Iterator[dict[str, Any]]:
+    """Rows from a records JSON Lines file, or a folder holding `records.jsonl` (image paths relative to it).
+
+    Images are read only from inside `image_root` (default: the records file's folder), symlinks resolved."""
     from eval_kit.jsonl import iter_jsonl
 
     path = Path(path)
@@ -165,7 +171,7 @@ def rows_from_input(path: Path) -> Iterator[dict[str, Any]]:
     numbered = list(iter_jsonl(path))
     return movsafebench_rows_from_records(
         [obj for _, obj in numbered], base_dir=path.parent,
-        origins=[f"{path} line {number}" for number, _ in numbered],
+        origins=[f"{path} line {number}" for number, _ in numbered], image_root=image_root or path.parent,
     )
 
 
@@ -229,7 +235,7 @@ def demo_rows(work_dir: Path) -> Iterator[dict[str, Any]]:
     """The demo config's rows: the HazardForge demo run on synthetic scenes (resumable in `work_dir`)."""
     from builder.movsafebench.hazardforge.demo import build_demo
 
-    return rows_from_input(build_demo(work_dir, progress=True)["records"])
+    return rows_from_input(build_demo(work_dir, progress=True)["records"], image_root=work_dir)
 
 
 def movsafebench_publisher() -> Publisher:

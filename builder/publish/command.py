@@ -21,6 +21,9 @@ from eval_kit.errors import BadInput
               help="Records JSON Lines file, or a folder holding records.jsonl (image paths relative to it). "
                    "bd-hazardvlm: a folder with annotations.jsonl and image_manifest.jsonl; saferelbench: "
                    "samples JSON Lines (or a folder of them).")
+@click.option("--image-root", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Folder image files may be read from (default: the --input records file's folder). Files "
+                   "outside it, symlinks leading out of it and non-image files are refused.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Dataset folder to write (default: ./BENCHMARK, the repo's dataset folder).")
 @click.option("--max-shard-mb", type=click.FloatRange(min=0.001), default=DEFAULT_MAX_SHARD_BYTES / 2**20,
@@ -35,7 +38,7 @@ from eval_kit.errors import BadInput
                    "(MovSafeBench: drivebench is allowed; sa_bench needs this flag). Repeatable.")
 @click.option("--push", is_flag=True, help="Upload and tag on the Hub (default: dry run printing the plan).")
 def publish_command(benchmark: str, version: str, repo_id: str | None, config: str, input_path: Path | None,
-                    out: Path | None, max_shard_mb: float, notes: str | None, date: str | None,
+                    image_root: Path | None, out: Path | None, max_shard_mb: float, notes: str | None, date: str | None,
                     build_info: Path | None, allowed_sources: tuple[str, ...], push: bool) -> None:
     """Publish BENCHMARK's CONFIG as Parquet shards with its dataset card, croissant.json and release manifest.
 
@@ -54,7 +57,7 @@ def publish_command(benchmark: str, version: str, repo_id: str | None, config: s
     result = publish(
         benchmark, version=version, config=config, input_path=input_path, out=out, repo_id=repo_id, notes=notes,
         date=date, build_info=load_build_info(build_info), max_shard_bytes=int(max_shard_mb * 2**20), push=push,
-        allowed_sources=allowed_sources,
+        allowed_sources=allowed_sources, image_root=image_root,
         progress=True,
     )
     rows = sum(s.num_rows for s in result.shards)

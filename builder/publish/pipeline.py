@@ -13,6 +13,7 @@ catch it, and a push refuses until the folder is published again.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import json
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,7 @@ from builder.publish.shards import (
     write_config,
 )
 from builder.publish.stats import measure_config
+from builder.publish.transaction import staged_release
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_json, atomic_write_text
 
@@ -88,6 +90,19 @@ def demo_rows(publisher: Publisher) -> Iterable[dict[str, Any]]:
     raise BadInput(f"no built-in demo data for {publisher.name}", field="--input", fix="pass --input")
 
 
+def _rows_from_input(publisher: Publisher, input_path: Path, image_root: str | Path | None):
+    """The publisher's rows; `image_root` widens where image files may be read from (default: the input's
+    folder), for publishers whose rows carry image paths."""
+    if image_root is None:
+        return publisher.rows_from_input(input_path)
+    if "image_root" not in inspect.signature(publisher.rows_from_input).parameters:
+        raise BadInput(f"{publisher.name} rows carry no image paths", field="--image-root", fix="drop --image-root")
+    root = Path(image_root)
+    if not root.is_dir():
+        raise BadInput("not a folder", path=root, field="--image-root")
+    return publisher.rows_from_input(input_path, image_root=root)
+
+
 def _checked_rows(rows: Iterable[dict[str, Any]], publisher: Publisher, config: str,
                   allowed: frozenset[str]) -> Iterator[dict[str, Any]]:
     for row in rows:
@@ -112,6 +127,7 @@ def publish(
     push: bool = False,
     api: Any | None = None,
     progress: bool = False,
+    image_root: str | Path | None = None,
 ) -> PublishResult:
     """Publish one config of a benchmark into its dataset folder and (with `push`) release it on the Hub."""
     publisher = benchmark if isinstance(benchmark, Publisher) else get_publisher(benchmark)
@@ -139,7 +155,7 @@ def publish(
     release.updated_history(previous.get("history", []), version, date, "")
     if rows is None:
         if input_path is not None:
-            rows = publisher.rows_from_input(Path(input_path))
+            rows = _rows_from_input(publisher, Path(input_path), image_root)
         elif config in publisher.demo_configs:
             rows = demo_rows(publisher)
         else:
@@ -152,50 +168,56 @@ def publish(
         source = Path(input_path) if input_path is not None else publisher.demo_input
         attachments = publisher.attachments(config, source)  # validated before any shard is written
 
-    # the card template compiles and the figure's thumbnails are decoded in a side thread while the shards
-    # are written (pyarrow, file reads, hashing and image decoding release the GIL); the figure lands on
-    # disk only after the shards, so a failed publish leaves the old one.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish-side") as side:
-        side.submit(card_mod.card_template, publisher)
-        tap = None
-        if image_columns(features) and "scenario" in features:
-            from builder.publish.figure import SampleTap
+    # the new release is written into a hard-linked copy of the dataset folder and swapped in at the end with
+    # one atomic exchange: a kill at any moment leaves the old or the new release whole (transaction.py)
+    with staged_release(repo_dir) as stage:
+        # the card template compiles and the figure's thumbnails are decoded in a side thread while the shards
+        # are written (pyarrow, file reads, hashing and image decoding release the GIL); the figure lands on
+        # disk only after the shards, so a failed publish leaves the old one.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish-side") as side:
+            side.submit(card_mod.card_template, publisher)
+            tap = None
+            if image_columns(features) and "scenario" in features:
+                from builder.publish.figure import SampleTap
 
-            tap = SampleTap(order=tuple(getattr(features["scenario"], "names", ())),
-                            label_names=tuple(getattr(features.get("category"), "names", ())), submit=side.submit)
-            rows = tap(rows)
-        shards = write_config(rows, features, repo_dir, config, max_shard_bytes=max_shard_bytes, progress=progress)
-        for rel, src in attachments.items():
-            atomic_write_text(repo_dir / rel, Path(src).read_text(encoding="utf-8"), durable=False)
-        if tap is not None:
-            atomic_write_bytes(repo_dir / card_mod.figure_path(config), tap.grid(), durable=False)
+                tap = SampleTap(order=tuple(getattr(features["scenario"], "names", ())),
+                                label_names=tuple(getattr(features.get("category"), "names", ())),
+                                submit=side.submit)
+                rows = tap(rows)
+            shards = write_config(rows, features, stage, config, max_shard_bytes=max_shard_bytes,
+                                  progress=progress)
+            for rel, src in attachments.items():
+                atomic_write_text(stage / rel, Path(src).read_text(encoding="utf-8"), durable=False)
+            if tap is not None:
+                atomic_write_bytes(stage / card_mod.figure_path(config), tap.grid(), durable=False)
 
-    stats = [measure_config(repo_dir, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
-             for c in published_configs(repo_dir, publisher.local_configs)]
-    this = next(s for s in stats if s.config == config)
-    notes = notes or f"config `{config}`: {this.num_rows} rows in {len(this.files)} file(s)"
-    history = release.updated_history(previous.get("history", []), version, date, notes)
-    text, header = card_mod.render_card(publisher, stats, version=version, repo_id=repo_id, history=history,
-                                        build_info=build_info, repo_dir=repo_dir)
-    atomic_write_text(repo_dir / card_mod.CARD_FILENAME, text, durable=False)
+        stats = [measure_config(stage, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
+                 for c in published_configs(stage, publisher.local_configs)]
+        this = next(s for s in stats if s.config == config)
+        notes = notes or f"config `{config}`: {this.num_rows} rows in {len(this.files)} file(s)"
+        history = release.updated_history(previous.get("history", []), version, date, notes)
+        text, header = card_mod.render_card(publisher, stats, version=version, repo_id=repo_id, history=history,
+                                            build_info=build_info, repo_dir=stage)
+        atomic_write_text(stage / card_mod.CARD_FILENAME, text, durable=False)
 
-    hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
-    for c in published_configs(repo_dir, publisher.local_configs):
-        for f in config_shards(repo_dir, c):
-            rel = f.relative_to(repo_dir).as_posix()
-            if rel not in hashes:
-                hashes[rel] = sha256_file(f)
-    doc = build_croissant(repo_dir, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
-    atomic_write_json(repo_dir / CROISSANT_FILENAME, doc, durable=False)
-    release.write_notes(repo_dir, publisher.pretty_name, history)
-    config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
-    release.write_manifest(repo_dir, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
-                           history=history, known_hashes=hashes, configs=config_ids, exclude=local)
-    refuse_image_files(publisher.name, repo_dir, release.release_files(repo_dir, local),  # and once more at the end
-                       allows_images=publisher.allows_images)
+        hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
+        for c in published_configs(stage, publisher.local_configs):
+            for f in config_shards(stage, c):
+                rel = f.relative_to(stage).as_posix()
+                if rel not in hashes:
+                    hashes[rel] = sha256_file(f)
+        doc = build_croissant(stage, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
+        atomic_write_json(stage / CROISSANT_FILENAME, doc, durable=False)
+        release.write_notes(stage, publisher.pretty_name, history)
+        config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
+        release.write_manifest(stage, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
+                               history=history, known_hashes=hashes, configs=config_ids, exclude=local)
+        refuse_image_files(publisher.name, stage, release.release_files(stage, local),  # and once more at the end
+                           allows_images=publisher.allows_images)
 
-    problems = [str(p) for p in card_mod.check_card(repo_dir, publisher, expected_header=header)]
-    problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]
+        problems = [str(p) for p in card_mod.check_card(stage, publisher, expected_header=header)]
+        problems += [f"{CROISSANT_FILENAME}: {p}" for p in structural_problems(doc)]
+
     before = (previous.get("configs") or {}).get(config)
     ids_changed = None if before is None else before.get("ids_sha256") != this.ids_sha256
     result = PublishResult(repo_dir=repo_dir, config=config, version=version, shards=shards, problems=problems,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,13 @@ from eval_kit.errors import BadInput
 # Arrow's `binary` type has 32-bit offsets: one row group's image column must stay under 2 GiB
 MAX_BINARY_BYTES = 2**31 - 1
 HASH_CHUNK = 4 * 1024 * 1024
+
+
+# image formats `publish` may embed: file name suffix -> magic bytes the file must start with
+IMAGE_FORMATS: dict[str, tuple[bytes, ...]] = {
+    ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",), ".jpeg": (b"\xff\xd8\xff",),
+    ".webp": (b"RIFF",), ".bmp": (b"BM",),
+}
 
 
 @dataclass(frozen=True)
@@ -38,17 +46,36 @@ class ImageFile:
     where: str = ""
 
     @classmethod
-    def at(cls, path: str | Path, where: str = "", field: str = "image_path") -> ImageFile:
-        """Stat `path` now: a missing or unreadable file is bad input before anything is written."""
+    def at(cls, path: str | Path, where: str = "", field: str = "image_path", *,
+           root: str | Path | None = None) -> ImageFile:
+        """Stat `path` now: a missing or unreadable file is bad input before anything is written.
+
+        Only image files are published: the file must be a regular file whose name and first bytes are of
+        a declared image format (IMAGE_FORMATS), and with `root` (the input folder) it must lie inside that
+        folder once symlinks are resolved, so a record cannot smuggle `/etc/passwd` or `../../x` into a shard.
+        """
+        prefix = f"{where}: " if where else ""
         path = Path(path)
         try:
-            info = path.stat()
-        except OSError as exc:
-            raise BadInput(f"{where + ': ' if where else ''}cannot read image ({exc.strerror})",
-                           path=path, field=field) from None
-        if not path.is_file():
-            raise BadInput(f"{where + ': ' if where else ''}not a regular file", path=path, field=field)
-        return cls(path, info.st_size, where)
+            resolved = path.resolve(strict=True)
+            info = resolved.stat()
+        except (OSError, RuntimeError, ValueError) as exc:  # missing, symlink loop, NUL in the name
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise BadInput(f"{prefix}cannot read image ({reason})", path=path, field=field) from None
+        if root is not None and not resolved.is_relative_to(Path(root).resolve()):
+            raise BadInput(f"{prefix}image path leaves the input folder", path=path, field=field,
+                           fix="keep images inside the folder of the records file")
+        if not stat.S_ISREG(info.st_mode):
+            raise BadInput(f"{prefix}not a regular file", path=path, field=field)
+        if resolved.suffix.lower() not in IMAGE_FORMATS:
+            raise BadInput(f"{prefix}not an image file ({resolved.suffix or 'no extension'})", path=path, field=field,
+                           fix=f"publish {', '.join(sorted(IMAGE_FORMATS))} files")
+        with open(resolved, "rb") as handle:
+            head = handle.read(16)
+        if not any(head.startswith(magic) for magic in IMAGE_FORMATS[resolved.suffix.lower()]):
+            raise BadInput(f"{prefix}the file's bytes are not a {resolved.suffix.lower()} image", path=path,
+                           field=field)
+        return cls(resolved, info.st_size, where)
 
     def as_struct(self) -> dict[str, Any]:
         """datasets' Image struct with the file's bytes (for paths that need the bytes in hand)."""
