@@ -20,11 +20,11 @@ class BadInput(Exception):
         field: str | None = None,
         fix: str | None = None,
     ) -> None:
-        self.path = _short(str(path), 160) if path is not None else None
+        self.path = short(str(path), 160) if path is not None else None
         self.line = line
-        self.field = _short(field, 80) if field is not None else None
-        self.fix = _short(fix, 300) if fix is not None else None
-        self.detail = _short(message, 400)
+        self.field = short(field, 80) if field is not None else None
+        self.fix = short(fix, 300) if fix is not None else None
+        self.detail = short(message, 400)
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -41,7 +41,7 @@ class BadInput(Exception):
         return text
 
 
-def _short(text: str, limit: int) -> str:
+def short(text: str, limit: int) -> str:
     """One printable line of at most about `limit` characters: an error never echoes a 50 MB value, a
     newline or a control character from its input."""
     text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text[: limit * 4])

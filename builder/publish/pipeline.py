@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
-import json
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -58,13 +57,9 @@ def load_build_info(path: str | Path | None) -> dict[str, Any] | None:
     """Build provenance for the card: {"models": [{role, name, revision}], "acceptance_rates": {...}, "notes"}."""
     if path is None:
         return None
-    path = Path(path)
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput("file not found", path=path) from None
-    except ValueError as exc:
-        raise BadInput(f"not valid JSON ({exc})", path=path) from None
+    from eval_kit.strictjson import read_json
+
+    info = read_json(Path(path), max_bytes=2**20)
     if not isinstance(info, dict):
         raise BadInput("expected a JSON object", path=path)
     if not isinstance(info.get("models", []), list):

@@ -9,7 +9,6 @@ that would be uploaded, their sizes, and the tag `vX.Y.Z`; `push` carries it out
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -49,11 +48,17 @@ def load_manifest(repo_dir: str | Path) -> dict[str, Any] | None:
     path = Path(repo_dir) / MANIFEST_FILENAME
     if not path.exists():
         return None
+    from eval_kit.strictjson import read_json
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise BadInput(f"release manifest is not valid JSON ({exc})", path=path,
+        manifest = read_json(path)
+    except BadInput as exc:
+        raise BadInput(f"release manifest is unreadable ({exc.detail})", path=path,
                        fix="restore it from the Hub repo or delete it to start a new history") from None
+    if not isinstance(manifest, dict):
+        raise BadInput("release manifest is not a JSON object", path=path,
+                       fix="restore it from the Hub repo or delete it to start a new history")
+    return manifest
 
 
 def updated_history(previous: list[dict[str, str]], version: str, date: str, notes: str) -> list[dict[str, str]]:

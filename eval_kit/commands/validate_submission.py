@@ -8,6 +8,8 @@ import click
 
 from eval_kit.errors import BadInput
 
+MAX_LISTED = 50  # problems printed; the count of the rest follows (a million bad lines is one screen)
+
 
 @click.command("validate")
 @click.argument("benchmark")
@@ -36,8 +38,10 @@ def validate_command(benchmark: str, references: Path, predictions: Path, metada
     problems, n = validate_submission(checker, references, predictions, metadata=metadata, config=config,
                                       dataset_revision=dataset_revision)
     if problems:
-        for problem in problems:
+        for problem in problems[:MAX_LISTED]:
             click.echo(f"error: {problem}", err=True)
+        if len(problems) > MAX_LISTED:
+            click.echo(f"error: ... and {len(problems) - MAX_LISTED} more problem(s) not listed", err=True)
         raise BadInput(f"{len(problems)} problem(s) in the submission (listed above)", path=predictions,
                        fix="fix them all and validate again")
     click.echo(f"ok: {n} predictions for {benchmark}, every reference id covered"

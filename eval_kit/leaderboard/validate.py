@@ -7,7 +7,6 @@ ids, and metadata that does not match the references (benchmark, version, datase
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from eval_kit.leaderboard.checker import SubmissionChecker
 from eval_kit.schemas import validator
 
+MAX_SUBMISSION_BYTES = 2 * 2**30  # a 7,254-line submission with long raw responses is far below
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -27,12 +27,15 @@ class Problem:
     fix: str | None = None
 
     def __str__(self) -> str:
-        where = [self.path]
+        """One line, each part bounded (a 50 MB id is quoted as an excerpt, never whole)."""
+        from eval_kit.errors import short
+
+        where = [short(self.path, 160)]
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.field:
-            where.append(f"field '{self.field}'")
-        return ", ".join(where) + f": {self.message}" + (f" ({self.fix})" if self.fix else "")
+            where.append(f"field '{short(self.field, 80)}'")
+        return ", ".join(where) + f": {short(self.message, 400)}" + (f" ({short(self.fix, 300)})" if self.fix else "")
 
 
 _NO_ANSWER = ("no answer: needs a string 'prediction' (label) or 'response' (raw text)", "prediction",
@@ -66,12 +69,18 @@ def _schema_problems(schema: str, obj: Any, path: str, line: int | None,
 
 def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
     """Every parseable object line with its number, and a problem for every line that is not one."""
+    from eval_kit.errors import BadInput
+    from eval_kit.strictjson import loads, open_regular
+
     p = str(path)
-    if not path.exists():
-        return [], [Problem(p, "file not found", fix="check the path")]
-    if path.is_dir():
-        return [], [Problem(p, "expected a JSON Lines file, got a directory")]
-    data = path.read_bytes()
+    try:
+        with open_regular(path) as handle:  # no FIFO, device or folder: a link to /dev/zero never ends
+            data = handle.read(MAX_SUBMISSION_BYTES + 1)
+    except BadInput as exc:
+        return [], [Problem(p, exc.detail, fix=exc.fix or "check the path")]
+    if len(data) > MAX_SUBMISSION_BYTES:
+        return [], [Problem(p, f"file is larger than {MAX_SUBMISSION_BYTES // 2**20} MiB",
+                            fix="one line per sample, responses of reasonable length")]
     problems: list[Problem] = []
     if data.startswith(_BOM):
         problems.append(Problem(p, "file starts with a UTF-8 byte-order mark", 1, fix="save as UTF-8 without BOM"))
@@ -90,15 +99,14 @@ def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Probl
             problems.append(Problem(p, f"not UTF-8 text (byte {exc.start + 1})", number, fix="save as UTF-8"))
             continue
         try:
-            obj = json.loads(text, parse_constant=_reject_constant)
-        except _NonFinite as exc:
-            problems.append(Problem(p, f"{exc} is not valid JSON", number, fix="use a string label or null"))
-            continue
-        except json.JSONDecodeError as exc:
-            torn = number == last_number and not data.endswith(b"\n")
-            message = (f"truncated last line: no newline at the end and incomplete JSON ({exc.msg})" if torn
-                       else f"malformed JSON ({exc.msg} at column {exc.colno})")
-            problems.append(Problem(p, message, number, fix="each line must be one complete JSON object"))
+            obj = loads(text)  # the strict reader: no NaN, no duplicate keys, bounded depth and numbers
+        except BadInput as exc:
+            torn = number == last_number and not data.endswith(b"\n") and exc.detail.startswith("malformed JSON")
+            message = (f"truncated last line: no newline at the end and incomplete JSON "
+                       f"({exc.detail.removeprefix('malformed JSON (').split(' at column')[0]})" if torn
+                       else exc.detail)
+            fix = "each line must be one complete JSON object" if exc.detail.startswith("malformed JSON") else exc.fix
+            problems.append(Problem(p, message, number, fix=fix))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(p, f"expected a JSON object, got {type(obj).__name__}", number,
@@ -106,14 +114,6 @@ def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Probl
             continue
         objects.append((number, obj))
     return objects, problems
-
-
-class _NonFinite(ValueError):
-    pass
-
-
-def _reject_constant(name: str):
-    raise _NonFinite(name)
 
 
 def check_predictions(checker: SubmissionChecker, path: Path,
@@ -161,15 +161,16 @@ def check_predictions(checker: SubmissionChecker, path: Path,
 
 
 def check_metadata(checker: SubmissionChecker, path: Path, references_revision: str | None) -> list[Problem]:
+    from eval_kit.errors import BadInput
+    from eval_kit.strictjson import read_json
+
     p = str(path)
     if not path.exists():
         return [Problem(p, "metadata file not found", fix="pass the metadata.json written by `hazardkit eval`")]
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        return [Problem(p, "not UTF-8 text", fix="save as UTF-8 JSON")]
-    except json.JSONDecodeError as exc:
-        return [Problem(p, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", exc.lineno)]
+        meta = read_json(path, max_bytes=2**20)
+    except BadInput as exc:
+        return [Problem(p, exc.detail, exc.line, fix=exc.fix)]
     if not isinstance(meta, dict):
         return [Problem(p, f"expected a JSON object, got {type(meta).__name__}")]
     problems = _schema_problems("submission_metadata", meta, p, None)
