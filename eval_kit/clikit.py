@@ -6,13 +6,32 @@ group class without importing every other command.
 
 from __future__ import annotations
 
+import errno
 import os
+import sys
 
 import click
 
-from eval_kit.errors import BadInput
+from eval_kit.errors import BadInput, short
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+# OS errors a user fixes (space, permissions, paths): one line and exit 2 instead of an internal error
+USER_FIXABLE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
+                                 errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EISDIR, errno.ENOENT,
+                                 errno.EEXIST, errno.EMFILE})
+_ERRNO_FIX = {errno.ENOSPC: "free some disk space and run the same command again: finished work is kept",
+              errno.EDQUOT: "free some of your disk quota and run the same command again",
+              errno.EROFS: "write to a writable folder", errno.EACCES: "check the permissions",
+              errno.EPERM: "check the permissions"}
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's exit-time flush does not raise again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 class HazardkitGroup(click.Group):
@@ -36,8 +55,21 @@ class HazardkitGroup(click.Group):
         except BadInput as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except click.UsageError as exc:  # one line, not click's usage block
+            name = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            click.echo(f"error: {short(exc.format_message(), 400)} (see `{name} --help`)", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except BrokenPipeError:  # `hazardkit ... | head -1`: the reader has gone; stop quietly
+            _silence_stdout()
+            ctx.exit(EXIT_OK)
+        except OSError as exc:
+            if exc.errno not in USER_FIXABLE_ERRNOS or os.environ.get("HAZARDKIT_DEBUG"):
+                raise
+            where = f"{short(str(exc.filename), 160)}: " if exc.filename else ""
+            click.echo(f"error: {where}{exc.strerror} ({_ERRNO_FIX.get(exc.errno, 'check the path')})", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)

@@ -88,9 +88,19 @@ def _commands(tmp: Path) -> dict[str, Callable[[Path], list[str]]]:
         "reconstruct-manifest": lambda f: ["reconstruct", "bd-hazardvlm", "--manifest", str(f), "--annotations",
                                            str(BD_DEMO / "annotations.jsonl"), "--source",
                                            f"rsud20k={BD_DEMO / 'sources' / 'rsud20k'}", "--out", str(tmp / "bd")],
+        "score-run-runjson": lambda f: ["score", "run", str(_run_folder(tmp, f))],
         "publish-build-info": lambda f: ["publish", "saferelbench", "--config", "demo", "--version", "0.1.0",
                                          "--build-info", str(f), "--out", str(tmp / "srb")],
     }
+
+
+def _run_folder(tmp: Path, run_json: Path) -> Path:
+    """A run folder whose run.json is the hostile file (a link to it, so FIFOs and devices stay what they are)."""
+    folder = tmp / "runs" / f"{run_json.parent.name}-{run_json.name}"
+    folder.mkdir(parents=True)
+    if run_json.exists() or run_json.is_symlink():
+        (folder / "run.json").symlink_to(run_json)
+    return folder
 
 
 def _cases(tmp: Path) -> list[tuple[str, list[str]]]:
@@ -140,3 +150,28 @@ def test_strict_reader_names_the_problem(tmp_path, name):
     with pytest.raises(BadInput, match=expected) as info:
         list(iter_jsonl(path))
     assert info.value.line == 2
+
+
+def test_usage_errors_and_a_full_disk_are_one_line(tmp_path, monkeypatch):
+    import errno
+
+    runner = CliRunner()
+    result = runner.invoke(cli, ["score", "movsafebench", "--predictions", str(tmp_path / "p.jsonl")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and result.output.startswith("error: ")
+    assert "--references" in result.output and "Usage:" not in result.output
+    # a full disk while scoring a run: one line naming the file and what to do, exit 2
+    from eval_kit.testing.synthetic_datasets import write_jsonl
+
+    data = write_jsonl(tmp_path / "data", 12)
+    run = tmp_path / "run"
+    assert runner.invoke(cli, ["eval", "movsafebench", "-b", "baseline", "-m", "random", "--data", str(data),
+                               "--out", str(run), "--no-progress"]).exit_code == 0
+    import eval_kit.jsonl
+
+    def full(path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(eval_kit.jsonl, "atomic_write_bytes", full)
+    result = runner.invoke(cli, ["score", "run", str(run)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "No space left on device" in result.output and "free some disk space" in result.output

@@ -25,48 +25,18 @@ LATER_COLUMNS = ("config", "dataset_version", "dataset_revision", "synthetic", "
 MAX_RESULT_BYTES = 100_000_000  # a results JSON bigger than this is refused before it is read
 
 
-class _Refused(ValueError):
-    pass
-
-
-def _no_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not valid JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _Refused(f"duplicate key {key[:40]!r}")
-        obj[key] = value
-    return obj
-
-
 def load_result_file(path: Path) -> Any:
-    """A results JSON read strictly: size and depth bounded, NaN/Infinity and duplicate keys refused.
+    """A results JSON read by the strict reader (`eval_kit.strictjson`): size and depth bounded, NaN /
+    Infinity, duplicate keys, FIFOs and devices refused; every problem is BadInput naming the file."""
+    from eval_kit.strictjson import read_json
 
-    Every problem is BadInput naming the file, so `leaderboard add` exits 2 with one line.
-    """
-    if not path.exists():
-        raise BadInput("results file not found", path=path)
-    if not path.is_file():  # a folder, a FIFO, a device (/dev/zero): never read
-        raise BadInput("not a regular file", path=path, fix="pass the JSON file `hazardkit score ... --json` wrote")
-    if path.stat().st_size > MAX_RESULT_BYTES:
-        raise BadInput(f"results file is over {MAX_RESULT_BYTES // 1_000_000} MB", path=path)
+    if not Path(path).exists():
+        raise BadInput("results file not found", path=path, fix="pass the JSON that `hazardkit score ... --json` wrote")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BadInput("not UTF-8 text", path=path, fix="save `hazardkit score ... --json` output") from None
-    try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
-    except _Refused as exc:
-        raise BadInput(f"not a valid results file ({exc})", path=path,
-                       fix="save `hazardkit score ... --json` output") from None
-    except RecursionError:
-        raise BadInput("JSON nested too deeply", path=path, fix="save `hazardkit score ... --json` output") from None
-    except ValueError as exc:
-        raise BadInput(f"not a JSON file ({str(exc)[:80]})", path=path,
-                       fix="save `hazardkit score ... --json` output") from None
+        return read_json(path, max_bytes=MAX_RESULT_BYTES)
+    except BadInput as exc:
+        raise BadInput(f"not a valid results file ({exc.detail})", path=path,
+                       fix=exc.fix or "pass the JSON that `hazardkit score ... --json` wrote") from None
 
 
 def result_row(result: Any, *, source: str, model: str | None = None, run: str | None = None,

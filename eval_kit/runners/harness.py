@@ -125,11 +125,13 @@ def _check_run_file(out: Path, identity: dict[str, Any], data: str | None, *, wr
     """Refuse a folder that holds another run; record this run's identity there when `write` and none is."""
     path = out / RUN_FILE
     if path.exists():
+        from eval_kit.strictjson import read_json
+
         try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            raise BadInput("unreadable run file", path=path, fix="use a new --out folder") from None
-        old = previous.get("identity")
+            previous = read_json(path)
+        except BadInput as exc:
+            raise BadInput(f"unreadable run file ({exc.detail})", path=path, fix="use a new --out folder") from None
+        old = previous.get("identity") if isinstance(previous, dict) else None
         if old != json.loads(json.dumps(identity, default=str)):
             diff = sorted(k for k in identity if (old or {}).get(k) != identity[k])
             raise BadInput(f"this folder holds a different run (differs in: {', '.join(diff)})", path=out,
@@ -394,7 +396,12 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
     predictions = out / PREDICTIONS
     atomic_write_text(predictions, "".join(x + "\n" for x in lines))
     if identity is None:
-        identity = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))["identity"]
+        from eval_kit.strictjson import read_json
+
+        info = read_json(out / RUN_FILE)
+        identity = info.get("identity") if isinstance(info, dict) else None
+        if not isinstance(identity, dict):
+            raise BadInput("run.json has no identity object", path=out / RUN_FILE, fix="use a new --out folder")
     from eval_kit import __version__
 
     meta = {k: identity.get(k) for k in ("benchmark", "benchmark_version", "model", "revision", "backend",

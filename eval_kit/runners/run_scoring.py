@@ -6,7 +6,6 @@ wrong, and reported: `failed` (their number) and `failed_ids` in the result.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from eval_kit.errors import BadInput
@@ -21,11 +20,16 @@ def score_run_dir(run_dir: Path, *, n_bootstrap: int = 1000, seed: int = 0) -> d
     run_file = run_dir / harness.RUN_FILE
     if not run_file.exists():
         raise BadInput("not a run folder (no run.json)", path=run_dir, fix="pass the --out folder of `hazardkit eval`")
-    try:
-        info = json.loads(run_file.read_text(encoding="utf-8"))
-        identity = info["identity"]
-    except (ValueError, KeyError):
-        raise BadInput("unreadable run.json", path=run_file) from None
+    from eval_kit.strictjson import read_json
+
+    info = read_json(run_file)
+    identity = info.get("identity") if isinstance(info, dict) else None
+    required = ("benchmark", "model", "backend")
+    if not isinstance(identity, dict) or not all(isinstance(identity.get(k), str) for k in required):
+        raise BadInput("run.json has no valid identity (benchmark, model, backend)", path=run_file,
+                       fix="pass the --out folder of `hazardkit eval`, unmodified")
+    if info.get("data") is not None and not isinstance(info.get("data"), str):
+        raise BadInput("run.json: `data` must be a path string", path=run_file, field="data")
     entry = registry.get(identity["benchmark"])
     task = registry.make_task(identity["benchmark"], data=info.get("data"), config=identity.get("config"),
                               dataset_revision=identity.get("dataset_revision"), variant=identity.get("variant"))
