@@ -33,11 +33,14 @@ def _holder(fd: int) -> dict:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: Path, command: str) -> Iterator[Path]:
-    """Hold `<folder>/.hazardkit.lock` (creating the folder) for the duration of the block; yields its path."""
+def folder_lock(folder: Path, command: str, *, lock_name: str = LOCK_NAME) -> Iterator[Path]:
+    """Hold `<folder>/<lock_name>` (creating the folder) for the duration of the block; yields its path.
+
+    `lock_name` lets a command lock a sibling of the folder it replaces as a whole (publish swaps the dataset
+    folder itself, so its lock lives beside it: `.<name>.hazardkit.lock` in the parent)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LOCK_NAME
+    path = folder / lock_name
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         try:

@@ -80,3 +80,24 @@ def test_sigkill_at_any_point_leaves_old_or_new_release(tmp_path):
             assert _leftovers(folder) == [] and _rows(folder, tmp_path / f"cache-{i}b") == new_rows
     assert outcomes["old"] and outcomes["new"], outcomes  # the kills landed before and after the swap
     assert interrupted, "no kill landed inside the publish: the test proved nothing"
+
+
+def test_a_second_publish_into_the_same_folder_is_refused_naming_the_holder(tmp_path):
+    """While one publish holds the folder, a second one exits 2 naming its PID; afterwards it goes through."""
+    from click.testing import CliRunner
+
+    from builder.cli import cli
+    from eval_kit.folder_lock import folder_lock
+
+    folder = tmp_path / "srb"
+    with folder_lock(tmp_path, "publish srb", lock_name=".srb.hazardkit.lock"):
+        code = subprocess.run([sys.executable, "-m", "builder.cli", "publish", "saferelbench", "--config", "demo",
+                               "--version", "0.1.0", "--out", str(folder)], cwd=ROOT, capture_output=True,
+                              text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert code.returncode == 2, code.stderr
+        assert f"process {os.getpid()} (`hazardkit publish srb`) is already using this folder" in code.stderr
+        assert not folder.exists()
+    result = CliRunner().invoke(cli, ["publish", "saferelbench", "--config", "demo", "--version", "0.1.0",
+                                      "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / ".srb.hazardkit.lock").exists()

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from eval_kit.errors import BadInput
+from eval_kit.folder_lock import folder_lock
 
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
@@ -136,14 +137,16 @@ def staged_release(repo_dir: str | Path) -> Iterator[Path]:
         raise BadInput("cannot publish into the current directory itself", path=repo_dir,
                        fix="pass --out a named dataset folder (e.g. movsafebench)")
     target.parent.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(target)
-    stage = target.with_name(f".{target.name}.publish-{os.getpid()}-{next(_counter)}")
-    if target.exists():
-        _link_copy(target, stage)
-    else:
-        stage.mkdir()
-    try:
-        yield stage
-        swap_in(stage, target)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+    # one publisher per dataset folder; the lock lives beside the folder, which is swapped as a whole
+    with folder_lock(target.parent, f"publish {target.name}", lock_name=f".{target.name}.hazardkit.lock"):
+        remove_leftovers(target)
+        stage = target.with_name(f".{target.name}.publish-{os.getpid()}-{next(_counter)}")
+        if target.exists():
+            _link_copy(target, stage)
+        else:
+            stage.mkdir()
+        try:
+            yield stage
+            swap_in(stage, target)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
