@@ -175,3 +175,13 @@ def test_usage_errors_and_a_full_disk_are_one_line(tmp_path, monkeypatch):
     result = runner.invoke(cli, ["score", "run", str(run)])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "No space left on device" in result.output and "free some disk space" in result.output
+
+
+def test_write_traces_into_a_folder_is_one_line(tmp_path):
+    plans = tmp_path / "plans.jsonl"
+    first = json.loads(SAMPLES.read_text().splitlines()[0])
+    plans.write_text(json.dumps({"id": first["id"], "plan": []}) + "\n")
+    result = CliRunner().invoke(cli, ["score", "saferelbench", "-s", str(SAMPLES), "-p", str(plans),
+                                      "--allow-missing", "--write-traces", str(tmp_path)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "--write-traces must name a file" in result.output and str(tmp_path) in result.output

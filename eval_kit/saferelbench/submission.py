@@ -140,6 +140,9 @@ def score_files(samples_path: Path, plans: Path | None, traces: Path | None = No
 
     if plans is None and traces is None:
         raise BadInput("nothing to score", fix="pass --plans and/or --traces")
+    if traces_out is not None and (Path(traces_out).is_dir() or not Path(traces_out).parent.is_dir()):
+        raise BadInput("--write-traces must name a file in an existing folder", path=traces_out,
+                       field="--write-traces", fix="e.g. --write-traces traces.jsonl")
     samples = load_samples(samples_path, config)
     result: dict[str, Any] = {"benchmark": spec.NAME, "samples": str(samples_path), "num_samples": len(samples)}
     if plans is not None:
