@@ -34,3 +34,7 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     for line in result.output.splitlines():
         for match in re.findall(r"(out/[\w./-]+\.(?:jsonl|json|parquet|html|md|png))\b", line):
             assert (tmp_path / match).exists() or (tmp_path / "out" / match.removeprefix("out/")).exists(), match
+    # `make demo` leaves a checkout clean: the cards it writes are the committed ones
+    root = Path(__file__).resolve().parents[1]
+    for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):
+        assert (tmp_path / folder / "README.md").read_text() == (root / folder / "README.md").read_text(), folder
