@@ -103,7 +103,12 @@ def run_records(run_dir: str | Path, scope: str = "edited", out_dir: str | Path 
         records += [edited_record(r, run_dir, out) for r in RunStore(run_dir).records()
                     if r.get("status") == "accepted"]
     if scope in ("no_edit", "all"):
-        plan = Path(json.loads(info_path.read_text(encoding="utf-8"))["plan"])
+        from eval_kit.strictjson import read_json
+
+        info = read_json(info_path)
+        if not isinstance(info, dict) or not isinstance(info.get("plan"), str):
+            raise BadInput("run.json names no plan file", path=info_path, field="plan")
+        plan = Path(info["plan"])
         if not plan.is_file():
             raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path)
         seen: set[tuple[str, str]] = set()
