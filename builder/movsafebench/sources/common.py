@@ -9,6 +9,7 @@ the adapter failing the whole scan.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -41,9 +42,11 @@ def open_image_checked(source: Any, name: str | Path | None = None):
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(source)
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise ImageTooLarge(f"image {name} is too large to open ({exc})",
-                            fix=f"use images of at most {MAX_SOURCE_PIXELS:,} pixels") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:  # PIL refuses it at open
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f"{int(found.group(1)):,} pixels" if found else "too many pixels"
+        raise ImageTooLarge(f"image {name} is {size}, over the limit of {MAX_SOURCE_PIXELS:,} (a decompression "
+                            "bomb?)", fix="downscale it or leave it out of the sources") from None
     width, height = image.size
     if width * height > MAX_SOURCE_PIXELS:
         image.close()
