@@ -372,3 +372,43 @@ def test_two_reconstructions_into_one_folder(tmp_path):
     result = tree.run()
     assert result.exit_code == 0, result.output
     assert tree.parquet.exists() and not (folder / ".hazardkit.lock").exists()
+
+
+@pytest.mark.parametrize("kind", ["nan", "duplicate", "deep", "fifo", "dev_zero"])
+def test_hostile_manifest_file_exits_2_with_one_line(tmp_path, kind):
+    import os
+
+    tree = Tree(tmp_path, n=2)
+    manifest, annotations = tree.write()
+    manifest.unlink()
+    first = json.dumps(tree.entries[0])
+    if kind == "nan":
+        manifest.write_text(first.replace('"width": 32', '"width": NaN') + "\n")
+    elif kind == "duplicate":
+        manifest.write_text(first[:-1] + ', "id": "other"}\n')
+    elif kind == "deep":
+        manifest.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    elif kind == "fifo":
+        os.mkfifo(manifest)
+    else:
+        manifest.symlink_to("/dev/zero")
+    result = CliRunner().invoke(cli, [
+        "reconstruct", "bd-hazardvlm", "--manifest", str(manifest), "--annotations", str(annotations),
+        "--source", f"rsud20k={tree.roots['rsud20k']}", "--source", f"tfp-bd={tree.roots['tfp_bd']}",
+        "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    line = _one_error_line(result)
+    assert str(manifest) in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_completeness_metadata_is_read_strictly(tmp_path):
+    import pyarrow as pa
+
+    from eval_kit.errors import BadInput
+
+    path = tmp_path / "x.parquet"
+    table = pa.table({"id": ["a"]}).replace_schema_metadata({b"hazardkit": b'{"complete": NaN}'})
+    pq.write_table(table, path)
+    with pytest.raises(BadInput, match="NaN"):
+        read_completeness(path)

@@ -106,7 +106,8 @@ def test_huge_source_fails_its_jobs_alone_in_forge_run(scenes, tmp_path):
 def test_huge_image_in_sources_scan_folder_and_forge_preview(scenes, tmp_path):
     index = tmp_path / "index.jsonl"
     rows = [{"id": "ok", "path": str(next((scenes / "images").glob("*.png")).relative_to(scenes)),
-             "gt_action": "left", "agent": "vehicle"}, {"id": "huge", "path": "huge.png", "gt_action": "left", "agent": "vehicle"}]
+             "gt_action": "left", "agent": "vehicle"},
+            {"id": "huge", "path": "huge.png", "gt_action": "left", "agent": "vehicle"}]
     index.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run("sources", "scan", "folder", "--index", index, "--root", scenes, "--out", tmp_path / "s.jsonl",
                  "-v", "5")
@@ -195,10 +196,10 @@ KINDS = [*HOSTILE, "fifo", "dev_zero"]
 def test_hostile_config_and_targets(small_plan, tmp_path, kind):
     sources = small_plan.parent.parent / "x"  # never reached: the config is read first
     bad = _hostile_file(tmp_path, kind, "config.json")
-    one_error_line(run("forge", "plan", sources, "--out", tmp_path / "p.jsonl", "--config", bad))
-    one_error_line(run("forge", "plan", sources, "--out", tmp_path / "p.jsonl", "--targets", bad))
-    one_error_line(run("forge", "preview", tmp_path / "none.png", "--scenario", "static", "--gt", "left",
-                       "--config", bad))
+    for args in (["--config", bad], ["--targets", bad]):
+        assert WHY[kind] in one_error_line(run("forge", "plan", sources, "--out", tmp_path / "p.jsonl", *args))
+    assert WHY[kind] in one_error_line(run("forge", "preview", tmp_path / "none.png", "--scenario", "static",
+                                           "--gt", "left", "--config", bad))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -206,9 +207,10 @@ def test_hostile_run_json(small_plan, tmp_path, kind):
     out = tmp_path / "run"
     out.mkdir()
     _hostile_file(out, kind, "run.json")
-    one_error_line(run("forge", "status", out))
-    one_error_line(run("forge", "export", out, "--out", tmp_path / "rec", "--scope", "no_edit"))
-    one_error_line(run("forge", "run", small_plan, "--out", out, "--limit", "1", "--no-progress"))
+    assert WHY[kind] in one_error_line(run("forge", "status", out))
+    assert WHY[kind] in one_error_line(run("forge", "export", out, "--out", tmp_path / "rec", "--scope", "no_edit"))
+    assert WHY[kind] in one_error_line(run("forge", "run", small_plan, "--out", out, "--limit", "1",
+                                           "--no-progress"))
     assert not (out / ".hazardkit.lock").exists()
 
 
@@ -225,11 +227,30 @@ def test_damaged_job_record_is_redone_not_trusted(small_plan, tmp_path):
     assert record.read_bytes() == good  # redone byte for byte
 
 
-@pytest.mark.parametrize("kind", KINDS)
+DRIVEBENCH = {
+    "nan": b'[{"frame_token": "f1", "question": NaN}]',
+    "duplicate": b'[{"frame_token": "f1", "frame_token": "f2"}]',
+    "jsonl_nan": b'{"frame_token": "f1"}\n{"frame_token": NaN}\n',
+    "jsonl_duplicate": b'{"frame_token": "f1"}\n{"a": 1, "a": 2}\n',
+    "deep": HOSTILE["deep"],
+    "bigint": b'[{"frame_token": ' + b"9" * 5000 + b"}]",
+}
+
+
+@pytest.mark.parametrize("kind", [*DRIVEBENCH, "fifo", "dev_zero"])
 def test_hostile_drivebench_questions(tmp_path, kind):
-    questions = _hostile_file(tmp_path, kind, "drivebench-test.json")
-    one_error_line(run("sources", "scan", "drivebench", "--questions", questions, "--root", tmp_path,
-                       "--out", tmp_path / "s.jsonl"))
+    if kind in DRIVEBENCH:
+        questions = tmp_path / "drivebench-test.json"
+        questions.write_bytes(DRIVEBENCH[kind])
+    else:
+        questions = _hostile_file(tmp_path, kind, "drivebench-test.json")
+    line = one_error_line(run("sources", "scan", "drivebench", "--questions", questions, "--root", tmp_path,
+                              "--out", tmp_path / "s.jsonl"))
+    assert WHY[kind.removeprefix("jsonl_")] in line
+
+
+WHY = {"nan": "NaN is not a number JSON allows", "duplicate": "duplicate key", "deep": "nested deeper than",
+       "bigint": "unreadable number", "fifo": "got a FIFO", "dev_zero": "got a device"}
 
 
 def test_pixel_limit_below_pils_own_bomb_check(tmp_path):

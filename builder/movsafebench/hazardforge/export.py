@@ -96,7 +96,7 @@ def run_records(run_dir: str | Path, scope: str = "edited", out_dir: str | Path 
         raise BadInput(f"unknown scope {scope!r}", fix=f"use one of {', '.join(SCOPES)}")
     run_dir = Path(run_dir)
     info_path = run_dir / "run.json"
-    if not info_path.is_file():
+    if not info_path.exists():
         raise BadInput("not a forge run directory (no run.json)", path=run_dir)
     records: list[dict[str, Any]] = []
     if scope in ("edited", "all"):

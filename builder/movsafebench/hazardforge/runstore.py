@@ -158,7 +158,7 @@ class RunStore:
 def run_status(run_dir: Path) -> dict[str, Any]:
     """Progress and acceptance per scenario x category, from the records in a run directory."""
     info_path = run_dir / "run.json"
-    if not info_path.is_file():
+    if not info_path.exists():
         raise BadInput("not a forge run directory (no run.json)", path=run_dir)
     info = read_json(info_path)
     if not isinstance(info, dict):
