@@ -48,8 +48,8 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, dict[s
     from eval_kit.saferelbench.episode import plan_actions, run_episode
 
     sample = _sample(doc)
-    actions, error = plan_actions(sample, None, results[0] if results else None)
-    result, _ = run_episode(sample, actions, parse_error=error)
+    actions, error, unparsed_lines = plan_actions(sample, None, results[0] if results else None)
+    result, _ = run_episode(sample, actions, parse_error=error, unparsed_lines=unparsed_lines)
     base = {"id": sample.id, "cluster": doc.get("source_activity") or sample.id, "success": bool(result.success),
             "safe_success": bool(result.safe_success), "satisfied": int(result.satisfied),
             "applicable": int(result.applicable), "relation": sample.relation, "risk_type": sample.risk_type,
