@@ -232,3 +232,183 @@ def test_demo_reconstructs_and_loads(tmp_path):
     assert len(ds) == 20 and ds[0]["id"] == "BDHV_DEMO_0001"
     assert ds[0]["image"].size == (192, 108)
     assert ds.features["primary_hazard_category"].names == list(spec.CATEGORIES)
+
+
+# ---- hardening (issue 17): hostile paths, killed runs, truncated images, refused rebuilds, two runs at once ----
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from eval_kit.folder_lock import folder_lock
+with folder_lock(Path(sys.argv[1]), "reconstruct bd-hazardvlm"):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+def _one_error_line(result) -> str:
+    assert "Traceback" not in result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.stderr
+    return errors[0]
+
+
+@pytest.mark.parametrize("rel", [".", "./", "images/\0x.png"])
+def test_manifest_path_naming_no_file_or_holding_nul_exits_2(tmp_path, rel):
+    tree = Tree(tmp_path, n=2)
+    tree.set_path(0, rel, b"x")
+    result = tree.run()
+    assert result.exit_code == 2, result.output
+    _one_error_line(result)
+    assert [p["kind"] for p in tree.report()["problems"]] == ["unsafe_path"]
+
+
+def test_image_symlink_loop_exits_2(tmp_path):
+    tree = Tree(tmp_path, n=2)
+    root = tree.roots[tree.entries[0]["source_dataset"]]
+    (root / "images" / "loop_a.png").symlink_to(root / "images" / "loop_b.png")
+    (root / "images" / "loop_b.png").symlink_to(root / "images" / "loop_a.png")
+    tree.set_path(0, "images/loop_a.png", b"x")
+    result = tree.run()
+    assert result.exit_code == 2, result.output
+    _one_error_line(result)
+    assert [p["kind"] for p in tree.report()["problems"]] == ["symlink_loop"]
+
+
+def test_out_pointing_at_a_file_exits_2_with_one_line(tmp_path):
+    tree = Tree(tmp_path, n=2)
+    (tmp_path / "out").write_text("not a folder")
+    result = tree.run()
+    assert result.exit_code == 2
+    line = _one_error_line(result)
+    assert "--out" in line and "not a folder" in line
+    assert (tmp_path / "out").read_text() == "not a folder"
+
+
+def test_leftover_temp_files_of_a_killed_run_are_removed(tmp_path):
+    tree = Tree(tmp_path, n=2)
+    folder = tree.parquet.parent
+    folder.mkdir(parents=True)
+    leftovers = [folder / ".test-00000-of-00001.parquet.4242.tmp", folder / ".report.json.x1y2.tmp"]
+    for tmp in leftovers:
+        tmp.write_bytes(b"PAR1 half written")
+    keep = folder / "notes.txt"
+    keep.write_text("mine")
+    result = tree.run()
+    assert result.exit_code == 0, result.output
+    assert "removed 2 temp file(s) left by a killed reconstruction" in result.stderr
+    assert not any(tmp.exists() for tmp in leftovers) and keep.exists()
+    assert tree.report()["removed_leftovers"] == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "report.json", "test-00000-of-00001.parquet"]
+
+
+def test_truncated_png_pinned_by_the_manifest_is_not_accepted(tmp_path):
+    import numpy as np
+
+    tree = Tree(tmp_path, n=2)
+    noise = np.random.default_rng(0).integers(0, 256, (96, 128, 3), dtype=np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(noise).save(buf, format="PNG")
+    truncated = buf.getvalue()[: len(buf.getvalue()) * 2 // 3]  # header intact, pixel data cut
+    with Image.open(io.BytesIO(truncated)) as header_only:
+        assert header_only.size == (128, 96)  # what the old header-only check saw
+    rel = "images/truncated.png"
+    (tree.roots[tree.entries[0]["source_dataset"]] / rel).write_bytes(truncated)
+    tree.set_path(0, rel, truncated, width=128, height=96)  # sha256 and bytes pin the truncated file
+    result = tree.run()
+    assert result.exit_code == 2, result.output
+    problem = tree.report()["problems"][0]
+    assert problem["kind"] == "unreadable_image" and "does not decode in full" in problem["detail"]
+    assert not tree.parquet.exists()
+
+
+def test_refused_rebuild_sets_the_previous_parquet_aside(tmp_path):
+    tree = Tree(tmp_path, n=3)
+    assert tree.run().exit_code == 0 and read_completeness(tree.parquet)["complete"] is True
+    image = tree.roots[tree.entries[1]["source_dataset"]] / tree.entries[1]["path"]
+    original = image.read_bytes()
+    image.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))  # same size, other bytes
+    result = tree.run()
+    assert result.exit_code == 2
+    line = _one_error_line(result)
+    assert "set aside as test-00000-of-00001.parquet.unverified" in line
+    aside = tree.parquet.with_name("test-00000-of-00001.parquet.unverified")
+    assert not tree.parquet.exists() and aside.exists()
+    assert tree.report()["set_aside"] == str(aside) and tree.report()["complete"] is False
+    # scoring no longer finds a reconstruction that passes for the complete benchmark
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"id": r["id"], "response": "{}"}) + "\n" for r in tree.records))
+    score = CliRunner().invoke(cli, ["score", "bd-hazardvlm", "--references", str(tree.parquet.parent),
+                                     "--predictions", str(preds)])
+    assert score.exit_code == 2 and "Traceback" not in score.output
+    # fixed files: a full rebuild replaces the set-aside copy
+    image.write_bytes(original)
+    assert tree.run().exit_code == 0
+    assert tree.parquet.exists() and not aside.exists()
+
+
+def test_two_reconstructions_into_one_folder(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    tree = Tree(tmp_path, n=2)
+    folder = tree.parquet.parent
+    repo = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdout=subprocess.PIPE,
+                             env={**os.environ, "PYTHONPATH": str(repo)})
+    try:
+        assert child.stdout.readline().strip() == b"locked"
+        result = tree.run()
+        assert result.exit_code == 2
+        line = _one_error_line(result)
+        assert f"process {child.pid}" in line and "already using this folder" in line
+        assert not tree.parquet.exists()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert (folder / ".hazardkit.lock").exists()  # left by the killed holder: stale, must not block
+    result = tree.run()
+    assert result.exit_code == 0, result.output
+    assert tree.parquet.exists() and not (folder / ".hazardkit.lock").exists()
+
+
+@pytest.mark.parametrize("kind", ["nan", "duplicate", "deep", "fifo", "dev_zero"])
+def test_hostile_manifest_file_exits_2_with_one_line(tmp_path, kind):
+    import os
+
+    tree = Tree(tmp_path, n=2)
+    manifest, annotations = tree.write()
+    manifest.unlink()
+    first = json.dumps(tree.entries[0])
+    if kind == "nan":
+        manifest.write_text(first.replace('"width": 32', '"width": NaN') + "\n")
+    elif kind == "duplicate":
+        manifest.write_text(first[:-1] + ', "id": "other"}\n')
+    elif kind == "deep":
+        manifest.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    elif kind == "fifo":
+        os.mkfifo(manifest)
+    else:
+        manifest.symlink_to("/dev/zero")
+    result = CliRunner().invoke(cli, [
+        "reconstruct", "bd-hazardvlm", "--manifest", str(manifest), "--annotations", str(annotations),
+        "--source", f"rsud20k={tree.roots['rsud20k']}", "--source", f"tfp-bd={tree.roots['tfp_bd']}",
+        "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    line = _one_error_line(result)
+    assert str(manifest) in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_completeness_metadata_is_read_strictly(tmp_path):
+    import pyarrow as pa
+
+    from eval_kit.errors import BadInput
+
+    path = tmp_path / "x.parquet"
+    table = pa.table({"id": ["a"]}).replace_schema_metadata({b"hazardkit": b'{"complete": NaN}'})
+    pq.write_table(table, path)
+    with pytest.raises(BadInput, match="NaN"):
+        read_completeness(path)

@@ -208,7 +208,10 @@ def test_cli_synthetic_writes_sources(tmp_path):
 
 def test_config_file_errors_are_bad_input(tmp_path):
     cases = [
-        ("{not json", "not valid JSON"),
+        ("{not json", "malformed JSON"),
+        ('{"distance_d": NaN}', "NaN is not a number JSON allows"),
+        ('{"distance_d": 0.1, "distance_d": 0.2}', "duplicate key 'distance_d'"),
+        ("[" * 100_000, "nested deeper than"),
         ('{"distance_d": "big"}', "wrong type"),
         ('{"distance_d": 2.0}', "distance_d must be"),
         ('{"colour": 1}', "unknown config key"),

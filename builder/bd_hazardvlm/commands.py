@@ -36,6 +36,8 @@ def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, so
 
     Exits 2 listing every missing, tampered or unsafe file with its fix, unless --allow-missing; a partial
     result is marked incomplete in the report and in the Parquet metadata. Images are never published.
+    A refused rebuild sets the previous Parquet aside (`*.parquet.unverified`); two reconstructions into one
+    folder at once are refused (exit 2, naming the PID that holds it).
     """
     from builder.bd_hazardvlm import reconstruct as rec
 
@@ -69,6 +71,8 @@ def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, so
             on_progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     report_path = rec.output_dir(out, config) / rec.REPORT_NAME
+    if report.removed_leftovers:
+        click.echo(f"removed {report.removed_leftovers} temp file(s) left by a killed reconstruction", err=True)
     for problem in report.problems:
         click.echo(f"problem: {problem.line()}", err=True)
     if report.complete:
@@ -76,7 +80,9 @@ def reconstruct_bd_hazardvlm(manifest: Path | None, annotations: Path | None, so
                    f"{report.parquet} (report: {report_path})")
         return
     if not allow_missing:
-        raise BadInput(f"{len(report.problems)} of {report.expected} images missing or invalid (listed above); "
+        aside = (f"; the previous Parquet no longer verifies: set aside as {Path(report.set_aside).name}, "
+                 f"scoring will not use it" if report.set_aside else "")
+        raise BadInput(f"{len(report.problems)} of {report.expected} images missing or invalid (listed above){aside}; "
                        f"nothing written except the report {report_path}",
                        path=manifest, fix="fix the files, or pass --allow-missing for an incomplete build")
     click.echo(f"INCOMPLETE: reconstructed {report.reconstructed}/{report.expected} images: {report.parquet} "

@@ -5,10 +5,16 @@ every image by path, byte size, sha256 and dimensions. This module checks each f
 anything unsafe (paths escaping the source roots, symlinks out, decompression bombs), joins the
 annotations and writes a local Parquet with the images embedded (config `reconstructed`) plus a report.
 A partial result is written only when asked for (`allow_missing`) and is marked incomplete everywhere.
+
+Every image is decoded in full (a truncated file whose manifest pins its truncated bytes still fails), the
+output folder is held with an advisory lock for the whole run (a second reconstruction into it is refused
+naming the PID), temp files of a killed run are removed, and a rebuild refused for bad images sets the
+previous Parquet aside (`*.parquet.unverified`) instead of leaving it to pass for a complete benchmark.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -23,12 +29,14 @@ from typing import Any
 
 from eval_kit.bd_hazardvlm import spec
 from eval_kit.errors import BadInput
+from eval_kit.folder_lock import folder_lock
 from eval_kit.jsonl import atomic_write_json, iter_jsonl
 from eval_kit.schemas import first_error
 
 DEFAULT_MAX_PIXELS = 40_000_000  # far above any source frame (RSUD20K / TFP-BD are video-sized), far below a bomb
 PARQUET_NAME = "test-00000-of-00001.parquet"
 REPORT_NAME = "report.json"
+UNVERIFIED_SUFFIX = ".unverified"  # a previous Parquet a refused rebuild could not vouch for
 ROW_GROUP_SIZE = 100  # the `datasets` default for image rows: keeps row groups a few tens of MB
 
 # problem kind -> what the user should do about it
@@ -39,6 +47,7 @@ FIXES: dict[str, str] = {
     "sha256_mismatch": "the file differs from the release: re-download the original {name} image (do not re-encode)",
     "unsafe_path": "the manifest path must be relative and stay inside the source root; use the official manifest",
     "symlink_escape": "replace the symlink with the real file inside the {name} root",
+    "symlink_loop": "the path is a symlink loop: replace it with the real {name} file",
     "not_a_file": "this path must be a regular image file",
     "decompression_bomb": "the image is larger than --max-pixels; this is not a {name} frame, re-download it",
     "unreadable_image": "the file is not a readable image; re-download the original {name} image",
@@ -76,6 +85,8 @@ class ReconstructReport:
     annotations: str = ""
     sources: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    set_aside: str | None = None  # the previous Parquet, moved aside because this run could not vouch for it
+    removed_leftovers: int = 0  # temp files of a killed reconstruction, removed at the start
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -127,19 +138,35 @@ def load_manifest(path: str | Path) -> list[dict[str, Any]]:
 def safe_resolve(root: Path, relative: str) -> tuple[Path | None, str | None, str]:
     """Resolve a manifest path under `root`; returns (path, problem kind, detail).
 
-    Refuses absolute paths, drive letters, backslashes and `..` before touching the disk, then refuses a
-    resolved path (symlinks followed) that leaves the resolved root.
+    Refuses absolute paths, drive letters, backslashes, `..`, NUL characters and paths naming no file (`.`,
+    empty) before touching the disk, then refuses a resolved path (symlinks followed) that leaves the
+    resolved root, and a symlink loop.
     """
     pure = PurePosixPath(relative)
+    if not pure.parts or pure.parts == (".",) or "\0" in relative:
+        return None, "unsafe_path", f"path {_short(relative)} names no file under the source root"
     if (pure.is_absolute() or relative.startswith(("/", "~")) or "\\" in relative or ":" in pure.parts[0]
             or any(part in ("..", "") for part in pure.parts)):
-        return None, "unsafe_path", f"path {relative!r} is absolute or escapes the source root"
+        return None, "unsafe_path", f"path {_short(relative)} is absolute or escapes the source root"
     candidate = root / pure
-    real_root = root.resolve()
-    real = candidate.resolve()
+    try:
+        real_root = root.resolve()
+        real = candidate.resolve()
+    except RuntimeError:  # Python 3.11 reports a symlink loop this way (later versions: OSError ELOOP)
+        return None, "symlink_loop", "symlink loop"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, "symlink_loop", "symlink loop"
+        return None, "unreadable_file", f"{type(exc).__name__}: {exc.strerror or exc}"
     if not real.is_relative_to(real_root):
         return None, "symlink_escape", f"resolves to {real}, outside the source root {real_root}"
     return real, None, ""
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A path for a problem line: repr, cut to `limit` characters (a manifest may hold a 50 MB path)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text)} characters)"
 
 
 def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: int) -> _Checked:
@@ -178,19 +205,23 @@ def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: i
     digest = hashlib.sha256(data).hexdigest()
     if digest != entry["sha256"]:
         return fail("sha256_mismatch", f"sha256 {digest[:12]}..., expected {entry['sha256'][:12]}...")
-    try:  # header only: Image.open does not decode pixels
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
+            with Image.open(io.BytesIO(data)) as image:  # the header first: size checks before any decoding
                 width, height = image.size
+                if width * height > max_pixels:
+                    return fail("decompression_bomb", f"{width}x{height} pixels, over the limit of {max_pixels}")
+                if (width, height) != (entry["width"], entry["height"]):
+                    return fail("dimension_mismatch",
+                                f"{width}x{height}, expected {entry['width']}x{entry['height']}")
+                # then every pixel: a truncated file passes the header check (and its own hash, when the
+                # manifest was made from it), never a full decode
+                image.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         return fail("decompression_bomb", str(exc))
-    except Exception as exc:  # PIL raises many types for corrupt files
-        return fail("unreadable_image", f"{type(exc).__name__}: {exc}")
-    if width * height > max_pixels:
-        return fail("decompression_bomb", f"{width}x{height} pixels, over the limit of {max_pixels}")
-    if (width, height) != (entry["width"], entry["height"]):
-        return fail("dimension_mismatch", f"{width}x{height}, expected {entry['width']}x{entry['height']}")
+    except Exception as exc:  # PIL raises many types for corrupt or truncated files
+        return fail("unreadable_image", f"does not decode in full ({type(exc).__name__}: {exc})")
     return _Checked(entry, data=data)
 
 
@@ -273,6 +304,31 @@ def output_dir(out: str | Path, config: str) -> Path:
     return out / "reconstructed" if config == "reconstructed" else out / "data" / config
 
 
+def _make_folder(folder: Path, out: Path) -> None:
+    """Create the output folder; a file in the way, a NUL in the name or no permission is bad input."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise BadInput("is not a folder (a file is in the way of the output folder)", path=out, field="--out",
+                       fix="pass --out a folder (it is created when missing)") from None
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"cannot create the output folder ({getattr(exc, 'strerror', None) or exc})", path=out,
+                       field="--out", fix="pass --out a folder you can write") from None
+
+
+def _remove_leftovers(folder: Path) -> int:
+    """Temp files of a reconstruction killed mid-write (`.<name>.parquet.<pid>.tmp`, `.report.json.*.tmp`).
+
+    Called with the folder's lock held, so no live reconstruction is writing them."""
+    removed = 0
+    for pattern in (f".{PARQUET_NAME}.*.tmp", f".{REPORT_NAME}.*.tmp"):
+        for tmp in folder.glob(pattern):
+            if tmp.is_file() and not tmp.is_symlink():
+                tmp.unlink(missing_ok=True)
+                removed += 1
+    return removed
+
+
 def reconstruct(
     manifest: str | Path,
     annotations: str | Path,
@@ -295,6 +351,20 @@ def reconstruct(
     entries = load_manifest(manifest)
     records = spec.load_annotations(annotations)
     _join(entries, records, Path(manifest))
+    folder = output_dir(out, config)
+    _make_folder(folder, Path(out))
+    with folder_lock(folder, "reconstruct bd-hazardvlm"):
+        return _reconstruct_locked(entries, records, roots, folder, manifest=manifest, annotations=annotations,
+                                   config=config, allow_missing=allow_missing, max_pixels=max_pixels,
+                                   workers=workers, on_progress=on_progress, start=start)
+
+
+def _reconstruct_locked(entries: list[dict[str, Any]], records: dict[str, dict[str, Any]], roots: dict[str, Path],
+                        folder: Path, *, manifest: str | Path, annotations: str | Path, config: str,
+                        allow_missing: bool, max_pixels: int, workers: int | None,
+                        on_progress: Callable[[int, int], None] | None, start: float) -> ReconstructReport:
+    """The verification and the writes, with the output folder's lock held."""
+    removed = _remove_leftovers(folder)
     workers = workers or min(4, os.cpu_count() or 1)
     checked: list[_Checked] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:  # hashing and reads release the GIL
@@ -304,18 +374,24 @@ def reconstruct(
                 on_progress(done, len(entries))
     problems = [c.problem for c in checked if c.problem is not None]
     good = sorted((c for c in checked if c.problem is None), key=lambda c: c.entry["id"])
-    folder = output_dir(out, config)
     report = ReconstructReport(
         config=config, complete=not problems, expected=len(entries), reconstructed=len(good), problems=problems,
         manifest=str(manifest), annotations=str(annotations), sources={k: str(v) for k, v in roots.items()},
+        removed_leftovers=removed,
     )
+    parquet = folder / PARQUET_NAME
+    aside = parquet.with_name(parquet.name + UNVERIFIED_SUFFIX)
+    if problems and not allow_missing and parquet.exists():
+        # the previous build matched files that no longer verify: it must not go on passing for the benchmark
+        os.replace(parquet, aside)
+        report.set_aside = str(aside)
     if not problems or allow_missing:
         meta = {"benchmark": spec.NAME, "config": config, "complete": report.complete,
                 "expected": report.expected, "reconstructed": report.reconstructed}
         table = _table([(c.entry, records[c.entry["id"]], c.data) for c in good], meta)
-        parquet = folder / PARQUET_NAME
         _write_parquet(table, parquet)
         report.parquet = str(parquet)
+        aside.unlink(missing_ok=True)  # superseded by the build just written
     report.seconds = time.perf_counter() - start
     atomic_write_json(folder / REPORT_NAME, report.as_dict())
     return report
@@ -325,8 +401,10 @@ def read_completeness(parquet: str | Path) -> dict[str, Any] | None:
     """The `hazardkit` metadata a reconstruction wrote into its Parquet (None for other files)."""
     import pyarrow.parquet as pq
 
+    from eval_kit.strictjson import loads
+
     meta = (pq.read_schema(parquet).metadata or {}).get(b"hazardkit")
-    return json.loads(meta) if meta else None
+    return loads(meta, path=parquet) if meta else None
 
 
 # The demo manifest, annotations and fake source folders of a hazardkit checkout (relative to the working

@@ -283,6 +283,7 @@ def incomplete_parquet(path: str | Path, config: str | None = None) -> list[dict
     """
     import pyarrow.parquet as pq
 
+    from eval_kit.strictjson import loads as strict_loads
     from eval_kit.tables import parquet_files
 
     path = Path(path)
@@ -291,8 +292,8 @@ def incomplete_parquet(path: str | Path, config: str | None = None) -> list[dict
     found = []
     for file in parquet_files(path, config or (None if path.is_file() else _only_config(path))):
         raw = (pq.read_schema(file).metadata or {}).get(b"hazardkit")
-        meta = json.loads(raw) if raw else {}
-        if meta.get("complete") is False:
+        meta = strict_loads(raw, path=file) if raw else {}
+        if isinstance(meta, dict) and meta.get("complete") is False:
             found.append({"file": str(file), **meta})
     return found
 

@@ -86,6 +86,8 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
                f"(detected now: {stats['hood_detected']})")
     for reason, n in stats["skipped_reasons"].items():
         click.echo(f"  skipped {reason}: {n}")
+    for failed in stats["failed_sources"]:
+        click.echo(f"failed source {failed['id']} (line {failed['line']}): {failed['reason']}", err=True)
     if "target_shortfall" in stats:
         click.echo(f"jobs missing to reach the target counts (too few eligible jobs): {stats['target_shortfall']}")
 

@@ -12,7 +12,6 @@ bump CONFIG_VERSION when a default changes so that the change is visible in the 
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,13 +144,10 @@ class ForgeConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> ForgeConfig:
+        from eval_kit.strictjson import read_json
+
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise BadInput("config file not found", path=path) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise BadInput(f"config is not valid JSON ({exc})", path=path) from None
+        data = read_json(path)  # strict: NaN, duplicate keys, deep nesting, a FIFO are bad input
         if not isinstance(data, dict):
             raise BadInput("config must be a JSON object", path=path)
         return cls.from_dict(data, path=path)
@@ -178,12 +174,11 @@ def load_config(config_path: Path | None, targets: str | None = None, subsample_
             counts: Any = TABLE2_COUNTS
         else:
             path = Path(targets)
-            try:
-                counts = json.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise BadInput("targets file not found", path=path, fix="give `table2` or a JSON file") from None
-            except json.JSONDecodeError as exc:
-                raise BadInput(f"targets file is not valid JSON ({exc.msg})", path=path) from None
+            if not path.exists():
+                raise BadInput("targets file not found", path=path, fix="give `table2` or a JSON file")
+            from eval_kit.strictjson import read_json
+
+            counts = read_json(path)
             if not isinstance(counts, dict):
                 raise BadInput("targets must be an object {scenario: {category: count}}", path=path)
             for scenario, cells in counts.items():

@@ -53,12 +53,25 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     revision = CompositingEditor().provenance()["revision"]
     marker = work / "compositor_revision"
     stale = not marker.exists() or marker.read_text(encoding="utf-8") != revision
-    if info.exists() and (stale or json.loads(info.read_text(encoding="utf-8")).get("plan_sha256") != digest):
+    if info.exists() and (stale or _plan_sha256(info) != digest):
         shutil.rmtree(store.root)  # our own cache, built for other demo settings or compositor: start afresh
     atomic_write_text(marker, revision)
-    store.init(worker.run_info(plan, digest, len(jobs)))
-    summary = run_jobs(jobs, store, worker, progress=progress)
+    with store.locked("demo"):
+        store.init(worker.run_info(plan, digest, len(jobs)))
+        summary = run_jobs(jobs, store, worker, progress=progress)
     records = run_records(store.root, "all", out_dir=work)
     path = write_records(records, work)
     return {"records": path, "run_dir": store.root, "plan": plan, "jobs": len(jobs), "plan_stats": stats,
             "run": summary.as_dict(), "rows": len(records)}
+
+
+def _plan_sha256(info: Path) -> str | None:
+    """The plan hash a cached demo run recorded (None when its run.json is unreadable: start afresh)."""
+    from eval_kit.errors import BadInput
+    from eval_kit.strictjson import read_json
+
+    try:
+        data = read_json(info)
+    except BadInput:
+        return None
+    return data.get("plan_sha256") if isinstance(data, dict) else None

@@ -96,14 +96,19 @@ def run_records(run_dir: str | Path, scope: str = "edited", out_dir: str | Path 
         raise BadInput(f"unknown scope {scope!r}", fix=f"use one of {', '.join(SCOPES)}")
     run_dir = Path(run_dir)
     info_path = run_dir / "run.json"
-    if not info_path.is_file():
+    if not info_path.exists():
         raise BadInput("not a forge run directory (no run.json)", path=run_dir)
     records: list[dict[str, Any]] = []
     if scope in ("edited", "all"):
         records += [edited_record(r, run_dir, out) for r in RunStore(run_dir).records()
                     if r.get("status") == "accepted"]
     if scope in ("no_edit", "all"):
-        plan = Path(json.loads(info_path.read_text(encoding="utf-8"))["plan"])
+        from eval_kit.strictjson import read_json
+
+        info = read_json(info_path)
+        if not isinstance(info, dict) or not isinstance(info.get("plan"), str):
+            raise BadInput("run.json names no plan file", path=info_path, field="plan")
+        plan = Path(info["plan"])
         if not plan.is_file():
             raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path)
         seen: set[tuple[str, str]] = set()

@@ -168,19 +168,27 @@ class ForgeWorker:
 
     @staticmethod
     def _read_verified(path: Path, expected_sha256: str):
-        from PIL import Image, UnidentifiedImageError
+        """The source's pixels after its sha256 matched; an image over the pixel limit fails its job (from the
+        header, before decoding), and a FIFO or device in place of the file is refused, never read."""
+        from PIL import UnidentifiedImageError
 
+        from builder.movsafebench.sources.common import open_image_checked
+        from eval_kit.strictjson import open_regular
+
+        if not path.exists():
+            raise BadInput(f"source image missing: {path}")
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise BadInput(f"source image missing: {path}") from None
+            with open_regular(path) as handle:
+                data = handle.read()
+        except BadInput as exc:
+            raise BadInput(f"source image unreadable: {path} ({exc.detail})") from None
         except OSError as exc:
             raise BadInput(f"source image unreadable: {path} ({exc})") from None
         digest = hashlib.sha256(data).hexdigest()
         if digest != expected_sha256:
             raise BadInput(f"checksum mismatch for {path}: expected {expected_sha256}, got {digest}")
         try:
-            with Image.open(io.BytesIO(data)) as img:
+            with open_image_checked(io.BytesIO(data), name=path) as img:
                 img.load()
                 image = img.convert("RGB")
         except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
@@ -197,8 +205,9 @@ class ForgeWorker:
         try:
             image = self._load_source(job)
             layout = layout_from_plan_line(job, (image.width, image.height))
-        except BadInput as exc:
-            return JobResult(job["job_id"], {**record, "status": "failed", "reason": exc.detail}, None,
+        except Exception as exc:  # BadInput (missing, tampered, too large, corrupt) or anything else: this job only
+            reason = exc.detail if isinstance(exc, BadInput) else f"{type(exc).__name__}: {exc}"
+            return JobResult(job["job_id"], {**record, "status": "failed", "reason": reason}, None,
                              {**timings, "total_s": round(time.perf_counter() - start, 4)})
         timings["load_s"] = round(time.perf_counter() - start, 4)
         vp = job.get("vanishing_point") or {}

@@ -100,15 +100,21 @@ def read_sources(path: str | Path, roots: dict[str, str | Path] | None = None) -
 
 
 def open_image(path: str | Path, *, where: str | Path | None = None, line: int | None = None):
-    """Open an image as RGB; unreadable, missing or zero-size files are BadInput naming the file."""
-    from PIL import Image, UnidentifiedImageError
+    """Open an image as RGB; unreadable, missing or zero-size files are BadInput naming the file.
+
+    An image over `MAX_SOURCE_PIXELS` is `ImageTooLarge` (a BadInput), found from its header before decoding."""
+    from PIL import UnidentifiedImageError
+
+    from builder.movsafebench.sources.common import ImageTooLarge, open_image_checked
 
     path = Path(path)
     field = "path" if where is not None else None  # the SOURCES field, when the image came from one
     try:
-        with Image.open(path) as img:
+        with open_image_checked(path) as img:
             img.load()
             image = img.convert("RGB")
+    except ImageTooLarge as exc:
+        raise ImageTooLarge(exc.detail, path=where or path, line=line, field=field, fix=exc.fix) from None
     except FileNotFoundError:
         raise BadInput(f"image not found: {path}", path=where or path, line=line, field=field) from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
@@ -214,6 +220,9 @@ def build_plan(
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """(plan lines, stats) for the sources.
 
+    A source image over the pixel limit (`sources.common.MAX_SOURCE_PIXELS`) fails alone: it is left out and
+    listed in stats `failed_sources` ({id, line, reason}); every other source is planned.
+
     stats: sources, eligible (jobs before subsampling), skipped (layouts the image could not host) and
     skipped_reasons ("scenario/category: reason" -> count, e.g. "distance/cat: far object too small"),
     vp_fallbacks (horizon prior used), hoods (sources with a visible ego hood; hood_detected: detected here
@@ -221,14 +230,19 @@ def build_plan(
     """
     from builder.movsafebench.hazardforge.ego_hood import detect_ego_hood
     from builder.movsafebench.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
+    from builder.movsafebench.sources.common import ImageTooLarge
 
     config = config or ForgeConfig()
     settings = DetectorSettings(work_width=config.vp_work_width)
     jobs: list[dict[str, Any]] = []
     stats: dict[str, Any] = {"sources": 0, "eligible": 0, "skipped": 0, "skipped_reasons": {}, "vp_fallbacks": 0,
-                             "hoods": 0, "hood_detected": 0}
+                             "hoods": 0, "hood_detected": 0, "failed_sources": []}
     for source in (progress(sources) if progress else sources):
-        image = open_image(source.path, where=sources_path, line=source.line)
+        try:
+            image = open_image(source.path, where=sources_path, line=source.line)
+        except ImageTooLarge as exc:
+            stats["failed_sources"].append({"id": source.id, "line": source.line, "reason": exc.detail})
+            continue
         sha = hashlib.sha256(Path(source.path).read_bytes()).hexdigest()
         if source.sha256 is not None and sha != source.sha256:
             raise BadInput(f"checksum mismatch for {source.path}: manifest {source.sha256[:12]}..., file "
@@ -300,6 +314,9 @@ def read_plan_file(plan: Path, limit: int | None = None) -> tuple[list[dict[str,
 
     if not plan.is_file():
         raise BadInput("plan file not found", path=plan, fix="make one with `hazardkit forge plan`")
-    digest = hashlib.sha256(plan.read_bytes()).hexdigest()
+    from eval_kit.strictjson import open_regular
+
+    with open_regular(plan) as handle:  # a FIFO or device is bad input, never a hang
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
     jobs = [job for _, job in read_plan(plan)]
     return (jobs[:limit] if limit else jobs), digest

@@ -56,7 +56,8 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
 
     Outputs are content-addressed images and one record per job, written atomically. Re-running the same
     command skips finished jobs and redoes half-written ones. A job that cannot run (missing or tampered
-    source, corrupt image, model that does not load) is recorded as failed with its reason; the run goes on.
+    source, corrupt or too large image, model that does not load) is recorded as failed with its reason; the
+    run goes on. The run directory is locked while the run lasts: a second run into it exits 2 naming the PID.
     """
     from builder.movsafebench.hazardforge.run import run_jobs
     from builder.movsafebench.hazardforge.runstore import RunStore
@@ -71,9 +72,10 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
         checker_revision=checker_revision, checker_device=checker_device, max_retries=max_retries,
     )
     store = RunStore(out)
-    store.init(worker.run_info(plan, digest, len(jobs)))
-    summary = run_jobs(jobs, store, worker, engine=engine, progress=not no_progress, ray_address=ray_address,
-                       num_workers=workers, gpus_per_worker=gpus_per_worker)
+    with store.locked("forge run"):  # a second run into --out exits 2 naming this process
+        store.init(worker.run_info(plan, digest, len(jobs)))
+        summary = run_jobs(jobs, store, worker, engine=engine, progress=not no_progress, ray_address=ray_address,
+                           num_workers=workers, gpus_per_worker=gpus_per_worker)
     s = summary.as_dict()
     click.echo(f"{s['total']} jobs: {s['already_done']} already done, {s['processed']} run now "
                f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}) in {s['seconds']} s")

@@ -15,6 +15,7 @@ interrupted and resumed run produces byte-for-byte the same records and images a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -24,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
+from eval_kit.folder_lock import folder_lock
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
+from eval_kit.strictjson import read_json
 
 RECORD_STATUSES = ("accepted", "rejected", "failed")
 
@@ -53,17 +56,34 @@ class RunStore:
         return self.root / "images" / sha256[:2] / f"{sha256}.png"
 
     # ---- state -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self, command: str = "forge run") -> Iterator[None]:
+        """Hold the run directory's advisory lock (`eval_kit.folder_lock`): a second run into the same folder
+        exits 2 naming the PID that holds it, so it can never delete the first one's in-flight temp files.
+        A lock left by a killed run does not block (the kernel drops it with its process)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise BadInput("is not a folder (a file is in the way of the run directory)", path=self.root,
+                           field="--out", fix="pass --out a folder (it is created when missing)") from None
+        except (OSError, ValueError) as exc:
+            raise BadInput(f"cannot create the run directory ({getattr(exc, 'strerror', None) or exc})",
+                           path=self.root, field="--out") from None
+        with folder_lock(self.root, command):
+            yield
+
     def init(self, run_info: dict[str, Any]) -> None:
         """Create the folder; refuse to mix runs (a different plan or editor in the same folder)."""
         self.root.mkdir(parents=True, exist_ok=True)
         info_path = self.root / "run.json"
         if info_path.exists():
-            existing = json.loads(info_path.read_text(encoding="utf-8"))
+            existing = read_json(info_path)
+            if not isinstance(existing, dict):
+                raise BadInput("run.json is not a JSON object", path=info_path,
+                               fix="use a new --out folder (this one holds no forge run)")
             keys = ("plan_sha256", "editor", "checker", "max_attempts")
             changed = [k for k in keys if existing.get(k) != run_info.get(k)]
             if changed:
-                from eval_kit.errors import BadInput
-
                 raise BadInput(
                     f"this run directory was started with a different {', '.join(changed)}",
                     path=info_path,
@@ -85,8 +105,10 @@ class RunStore:
         if not path.exists():
             return False
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError):
+            record = read_json(path)
+        except (BadInput, OSError):
+            return False  # damaged: the job is redone
+        if not isinstance(record, dict):
             return False
         image = record.get("image_sha256")
         return image is None or self.image_path(image).exists()
@@ -114,9 +136,11 @@ class RunStore:
             return
         for path in sorted(jobs.rglob("*.json")):
             try:
-                yield json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, OSError):
+                obj = read_json(path)
+            except (BadInput, OSError):
                 continue
+            if isinstance(obj, dict):
+                yield obj
 
     def timings(self) -> Iterator[dict[str, Any]]:
         folder = self.root / "timings"
@@ -124,17 +148,21 @@ class RunStore:
             return
         for path in sorted(folder.rglob("*.json")):
             try:
-                yield json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, OSError):
+                obj = read_json(path)
+            except (BadInput, OSError):
                 continue
+            if isinstance(obj, dict):
+                yield obj
 
 
 def run_status(run_dir: Path) -> dict[str, Any]:
     """Progress and acceptance per scenario x category, from the records in a run directory."""
     info_path = run_dir / "run.json"
-    if not info_path.is_file():
+    if not info_path.exists():
         raise BadInput("not a forge run directory (no run.json)", path=run_dir)
-    info = json.loads(info_path.read_text(encoding="utf-8"))
+    info = read_json(info_path)
+    if not isinstance(info, dict):
+        raise BadInput("run.json is not a JSON object", path=info_path)
     cells: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     totals: Counter = Counter()
     failures = []

@@ -9,6 +9,7 @@ the adapter failing the whole scan.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -17,6 +18,41 @@ from eval_kit.errors import BadInput
 from eval_kit.movsafebench.spec import AGENTS, ANSWERS
 
 _HASH_CHUNK = 1 << 20
+# Largest source image HazardForge opens (8000 x 8000: a 48 MP phone photo passes, 192 MB as RGB). Checked from
+# the header before any pixel is decoded, so a 20000 x 20000 file (or a decompression bomb) costs nothing.
+MAX_SOURCE_PIXELS = 64_000_000
+
+
+class ImageTooLarge(BadInput):
+    """A source image over `MAX_SOURCE_PIXELS` (or one PIL calls a decompression bomb): that source or job
+    fails alone with this reason; it never aborts a whole scan, plan or run."""
+
+
+def open_image_checked(source: Any, name: str | Path | None = None):
+    """`PIL.Image.open(source)` (a path or a binary file) with the pixel limit checked from the header.
+
+    Returns the opened, not yet decoded image (use it as a context manager). Raises ImageTooLarge; other
+    failures are PIL's (UnidentifiedImageError, OSError, ...)."""
+    import warnings
+
+    from PIL import Image
+
+    name = name if name is not None else source
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(source)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:  # PIL refuses it at open
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f"{int(found.group(1)):,} pixels" if found else "too many pixels"
+        raise ImageTooLarge(f"image {name} is {size}, over the limit of {MAX_SOURCE_PIXELS:,} (a decompression "
+                            "bomb?)", fix="downscale it or leave it out of the sources") from None
+    width, height = image.size
+    if width * height > MAX_SOURCE_PIXELS:
+        image.close()
+        raise ImageTooLarge(f"image {name} is {width}x{height} pixels, over the limit of {MAX_SOURCE_PIXELS:,}",
+                            fix="downscale it or leave it out of the sources")
+    return image
 
 
 @dataclass(frozen=True)
@@ -94,12 +130,11 @@ class ScanResult:
 
 def detect_hood(image_path: str | Path) -> dict[str, Any]:
     """The ego hood of an image for its manifest row (vanishing point first: the hood test uses lane markings)."""
-    from PIL import Image
 
     from builder.movsafebench.hazardforge.ego_hood import detect_ego_hood
     from builder.movsafebench.hazardforge.vanishing import detect_vanishing_point
 
-    with Image.open(image_path) as img:
+    with open_image_checked(image_path) as img:
         rgb = img.convert("RGB")
     vp = detect_vanishing_point(rgb)
     found = detect_ego_hood(rgb, vanishing_point=(vp.x, vp.y) if vp.method != "horizon_prior" else None)
@@ -116,16 +151,20 @@ def sha256_file(path: str | Path) -> str:
 
 
 def image_problem(path: str | Path) -> str | None:
-    """Return why a file is not a readable image (None when it decodes), without keeping it in memory."""
-    from PIL import Image, UnidentifiedImageError
+    """Return why a file is not a readable image (None when it decodes), without keeping it in memory.
+
+    Images over `MAX_SOURCE_PIXELS` are refused from their header ("image too large"), never decoded."""
+    from PIL import UnidentifiedImageError
 
     path = Path(path)
     if not path.is_file():
         return "image file not found"
     try:
-        with Image.open(path) as img:
+        with open_image_checked(path) as img:
             img.load()
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except ImageTooLarge:
+        return f"image too large (over {MAX_SOURCE_PIXELS:,} pixels)"
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         return f"image does not decode ({type(exc).__name__}: {exc})"
     return None
 

@@ -55,22 +55,20 @@ def direction_of_behaviour(option_text: str) -> str | None:
 
 
 def _load_questions(path: Path) -> Iterator[tuple[str, Any]]:
-    """(location, record) pairs from a JSON list / object-with-list / JSON Lines file."""
-    if not path.is_file():
+    """(location, record) pairs from a JSON list / object-with-list / JSON Lines file, read strictly
+    (`eval_kit.strictjson`: NaN, duplicate keys, deep nesting, a FIFO or device are bad input)."""
+    from eval_kit.jsonl import iter_jsonl
+    from eval_kit.strictjson import MAX_DOCUMENT_BYTES, loads, open_regular
+
+    if not path.exists():
         raise BadInput("DriveBench question file not found", path=path, fix="pass drivebench-test.json")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = None
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield f"{path}:{number}", json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise BadInput(f"malformed JSON ({exc.msg})", path=path, line=number,
-                               fix="expected a JSON list of DriveBench records or JSON Lines") from None
+    with open_regular(path) as handle:
+        text = handle.read(MAX_DOCUMENT_BYTES + 1)
+    if len(text) <= MAX_DOCUMENT_BYTES and _is_one_document(text):
+        data = loads(text, path=path)
+    else:
+        for number, record in iter_jsonl(path):
+            yield f"{path}:{number}", record
         return
     if isinstance(data, dict):
         lists = [v for v in data.values() if isinstance(v, list)]
@@ -81,6 +79,18 @@ def _load_questions(path: Path) -> Iterator[tuple[str, Any]]:
         raise BadInput("expected a JSON list of DriveBench records", path=path)
     for index, record in enumerate(data):
         yield f"{path}[{index}]", record
+
+
+def _is_one_document(data: bytes) -> bool:
+    """Whether the file is one JSON value (a list or an object holding one), not JSON Lines: decided by the
+    standard parser; the strict reader then reads it (or refuses what the standard parser lets through)."""
+    try:
+        json.loads(data)
+    except json.JSONDecodeError as exc:
+        return exc.msg != "Extra data"  # JSON Lines: a second value after the first; else broken JSON
+    except (ValueError, RecursionError):
+        return True  # a huge integer or deep nesting: one document, which the strict reader refuses
+    return True
 
 
 def _image_rel_path(raw: str) -> str:

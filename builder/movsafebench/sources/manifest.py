@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.movsafebench.sources.common import SourceRecord, image_problem, resolve_relative, sha256_file
+from builder.movsafebench.sources.common import (
+    SourceRecord,
+    image_problem,
+    open_image_checked,
+    resolve_relative,
+    sha256_file,
+)
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_text, iter_jsonl
 from eval_kit.schemas import validate_or_raise
@@ -97,12 +103,11 @@ def open_source_image(record: SourceRecord, roots: Mapping[str, str | Path]) -> 
 
     The run engine calls this per job: a BadInput fails only that job, with `str(exc)` as the recorded reason.
     """
-    from PIL import Image
 
     reason = check_record(record, roots)
     if reason:
         raise BadInput(reason, field=f"source {record.id}")
-    with Image.open(resolve_relative(_root_for(record, roots), record.path)) as img:
+    with open_image_checked(resolve_relative(_root_for(record, roots), record.path)) as img:
         return img.convert("RGB")
 
 
