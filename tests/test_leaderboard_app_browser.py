@@ -185,13 +185,16 @@ def test_breakdowns_and_the_significance_view(page, shots):
     board.get_by_text("Pairwise significance", exact=True).click()
     matrix = board.locator(".block", has=page.get_by_text("Row vs column")).last
     matrix.wait_for(state="visible")
+    from playwright.sync_api import expect
+
+    expect(matrix).to_contain_text("—", timeout=15_000)  # the table body renders after its header
     text = board.inner_text()
     assert "Row vs column" in text and "Holm-adjusted exact McNemar" in text
     for model in ("alpha-vl", "beta-vl", "gamma-vl"):
         assert model in text
     assert "—" in text  # the diagonal
     board.get_by_text("Accuracy by scenario (paper table 3)", exact=True).click()
-    page.wait_for_timeout(300)
+    expect(board).to_contain_text("intrusion", timeout=15_000)
     assert "no_edit" in board.inner_text() and "intrusion" in board.inner_text()
     assert board.locator("img").count() == 2  # the scenario and category plots
     page.screenshot(path=shots / "tab_movsafebench_significance.png", full_page=True)
