@@ -51,6 +51,22 @@ class DataSource:
         return f"{len(self.parquet_files)} local Parquet file(s)"
 
 
+def generate_until_yaml(max_new_tokens: int, cluster_note: str = "") -> str:
+    """The YAML every hazardkit task shares: greedy generation, `utils` hooks, clustered standard errors."""
+    return f"""
+output_type: generate_until
+cluster_key: cluster{'  # ' + cluster_note if cluster_note else ''}
+doc_to_visual: !function utils.doc_to_visual
+doc_to_text: !function utils.doc_to_text
+doc_to_target: !function utils.doc_to_target
+generation_kwargs:
+  max_new_tokens: {max_new_tokens}
+  temperature: 0
+  do_sample: false
+process_results: !function utils.process_results
+"""
+
+
 @dataclass(frozen=True)
 class LmmsTask:
     """One benchmark's lmms-eval task: its name, YAML body (without the dataset lines) and utils module."""

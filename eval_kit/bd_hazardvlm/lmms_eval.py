@@ -15,7 +15,7 @@ from typing import Any
 
 from eval_kit.bd_hazardvlm import spec
 from eval_kit.errors import BadInput
-from eval_kit.lmms_export import DataSource, LmmsTask
+from eval_kit.lmms_export import DataSource, LmmsTask, generate_until_yaml
 from eval_kit.metric_inputs import class_labels, decode_row
 
 # metric -> (per-sample correctness, aggregate read from compute_scores)
@@ -124,17 +124,7 @@ TASK = LmmsTask(
     functions=("doc_to_visual", "doc_to_text", "doc_to_target", "process_results", *_AGGREGATES.values()),
     check_source=_check_source,
     default_data=_default_data,
-    yaml_body=f"""
-output_type: generate_until
-cluster_key: cluster
-doc_to_visual: !function utils.doc_to_visual
-doc_to_text: !function utils.doc_to_text
-doc_to_target: !function utils.doc_to_target
-generation_kwargs:
-  max_new_tokens: 1024
-  temperature: 0
-  do_sample: false
-process_results: !function utils.process_results
+    yaml_body=generate_until_yaml(1024) + f"""
 metric_list:
 {_METRIC_YAML.rstrip()}
 lmms_eval_specific_kwargs:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_kit.lmms_export import LmmsTask
+from eval_kit.lmms_export import LmmsTask, generate_until_yaml
 from eval_kit.movsafebench import spec
 
 METRIC = "movsafebench_accuracy"
@@ -63,17 +63,8 @@ TASK = LmmsTask(
     name="hazardkit_movsafebench",
     utils_module="eval_kit.movsafebench.lmms_eval",
     functions=("doc_to_visual", "doc_to_text", "doc_to_target", "process_results", "aggregate_accuracy"),
-    yaml_body=f"""
-output_type: generate_until
-cluster_key: cluster  # edited variants of one source image are correlated: clustered standard error
-doc_to_visual: !function utils.doc_to_visual
-doc_to_text: !function utils.doc_to_text
-doc_to_target: !function utils.doc_to_target
-generation_kwargs:
-  max_new_tokens: 512
-  temperature: 0
-  do_sample: false
-process_results: !function utils.process_results
+    # edited variants of one source image are correlated: lmms-eval's clustered standard error over `cluster`
+    yaml_body=generate_until_yaml(512, "edited variants of one source image are correlated") + f"""
 metric_list:
   - metric: {METRIC}
     aggregation: !function utils.aggregate_accuracy

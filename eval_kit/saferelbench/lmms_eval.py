@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval_kit.lmms_export import LmmsTask
+from eval_kit.lmms_export import LmmsTask, generate_until_yaml
 from eval_kit.metric_inputs import class_labels, decode_row
 
 _CACHE: dict[str, Any] = {}
@@ -81,17 +81,7 @@ TASK = LmmsTask(
     utils_module="eval_kit.saferelbench.lmms_eval",
     functions=("doc_to_visual", "doc_to_text", "doc_to_target", "process_results", "aggregate_ssr", "aggregate_sr"),
     needs_images=False,
-    yaml_body="""
-output_type: generate_until
-cluster_key: cluster
-doc_to_visual: !function utils.doc_to_visual
-doc_to_text: !function utils.doc_to_text
-doc_to_target: !function utils.doc_to_target
-generation_kwargs:
-  max_new_tokens: 1024
-  temperature: 0
-  do_sample: false
-process_results: !function utils.process_results
+    yaml_body=generate_until_yaml(1024) + """
 metric_list:
   - metric: saferelbench_ssr
     aggregation: !function utils.aggregate_ssr

@@ -131,28 +131,23 @@ class RunStore:
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Every finished job's record (unreadable ones are skipped: they are redone on resume)."""
-        jobs = self.root / "jobs"
-        if not jobs.exists():
-            return
-        for path in sorted(jobs.rglob("*.json")):
-            try:
-                obj = read_json(path)
-            except (BadInput, OSError):
-                continue
-            if isinstance(obj, dict):
-                yield obj
+        return _json_objects(self.root / "jobs")
 
     def timings(self) -> Iterator[dict[str, Any]]:
-        folder = self.root / "timings"
-        if not folder.exists():
-            return
-        for path in sorted(folder.rglob("*.json")):
-            try:
-                obj = read_json(path)
-            except (BadInput, OSError):
-                continue
-            if isinstance(obj, dict):
-                yield obj
+        return _json_objects(self.root / "timings")
+
+
+def _json_objects(folder: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of every `*.json` under `folder`, in path order; unreadable files are skipped."""
+    if not folder.exists():
+        return
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            obj = read_json(path)
+        except (BadInput, OSError):
+            continue
+        if isinstance(obj, dict):
+            yield obj
 
 
 def run_status(run_dir: Path) -> dict[str, Any]:
