@@ -78,3 +78,17 @@ def compute_scores(
     if unparsed is not None:
         result["unparsed"] = int(np.asarray(unparsed, dtype=bool).sum())
     return result
+
+
+def episode_scores(results: Sequence[Any], samples: Sequence[Any]) -> dict[str, Any]:
+    """`compute_scores` over executed episodes (`scorer.SampleResult`) and their samples (aligned), plus the
+    plan-level counts: failed steps, episodes cut at the step cap and unparsed plan lines."""
+    scores = compute_scores(
+        [r.success for r in results], [r.safe_success for r in results], [r.satisfied for r in results],
+        [r.applicable for r in results], [s.relation for s in samples], [s.risk_type for s in samples],
+        [s.split for s in samples], [r.variant for r in results], unparsed=[not r.parsed for r in results],
+    )
+    scores["failed_steps"] = sum(r.failed_steps for r in results)
+    scores["truncated_episodes"] = sum(1 for r in results if r.truncated)
+    scores["unparsed_lines"] = sum(r.unparsed_lines for r in results)
+    return scores

@@ -67,18 +67,10 @@ def _progress(items: list, description: str):
 
 
 def aggregate(results: list, samples: dict) -> dict[str, Any]:
-    from eval_kit.saferelbench.scoring import compute_scores
+    """The scores of episodes whose samples are looked up by id in `samples`."""
+    from eval_kit.saferelbench.scoring import episode_scores
 
-    rows = [samples[r.id] for r in results]
-    scores = compute_scores(
-        [r.success for r in results], [r.safe_success for r in results], [r.satisfied for r in results],
-        [r.applicable for r in results], [s.relation for s in rows], [s.risk_type for s in rows],
-        [s.split for s in rows], [r.variant for r in results], unparsed=[not r.parsed for r in results],
-    )
-    scores["failed_steps"] = sum(r.failed_steps for r in results)
-    scores["truncated_episodes"] = sum(1 for r in results if r.truncated)
-    scores["unparsed_lines"] = sum(r.unparsed_lines for r in results)
-    return scores
+    return episode_scores(results, [samples[r.id] for r in results])
 
 
 def score_plans(samples: dict, plans_path: Path, *, allow_missing: bool = False, on_failure: str = "continue",

@@ -45,7 +45,7 @@ def score_plans(predictions: list[str], references: list[str], variants: list[st
     """Plain-function core of the metric (importable without `evaluate`)."""
     from eval_kit.saferelbench.episode import plan_actions, run_episode
     from eval_kit.saferelbench.samples import build_sample, sample_from_row
-    from eval_kit.saferelbench.scoring import compute_scores
+    from eval_kit.saferelbench.scoring import episode_scores
     from eval_kit.saferelbench.spec import normalise_variant
 
     if len(predictions) != len(references):
@@ -67,15 +67,7 @@ def score_plans(predictions: list[str], references: list[str], variants: list[st
                                 unparsed_lines=unparsed_lines)
         results.append(result)
         samples.append(sample)
-    scores = compute_scores(
-        [r.success for r in results], [r.safe_success for r in results], [r.satisfied for r in results],
-        [r.applicable for r in results], [s.relation for s in samples], [s.risk_type for s in samples],
-        [s.split for s in samples], [r.variant for r in results], unparsed=[not r.parsed for r in results],
-    )
-    scores["failed_steps"] = sum(r.failed_steps for r in results)
-    scores["truncated_episodes"] = sum(1 for r in results if r.truncated)
-    scores["unparsed_lines"] = sum(r.unparsed_lines for r in results)
-    return scores
+    return episode_scores(results, samples)
 
 
 def _labels():
