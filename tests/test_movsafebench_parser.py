@@ -82,3 +82,16 @@ def test_normalise_prediction(value, expected):
 
 def test_none_response():
     assert parse_answer(None) is None
+
+
+def test_a_refuted_option_or_action_is_never_the_answer():
+    """The refutation check anchors where the phrase ends (`.match(text, pos)`), within the phrase's clause."""
+    # both directions named are refuted and the answer ("Best: B") has no marker the parser knows: no answer,
+    # never the refuted "go right" (before the fix the refutation never fired and this returned `right`)
+    assert parse_answer("Option A (go left) is unsafe; Option C (go right) is unsafe too. Best: B.") is None
+    assert parse_answer("Going right is blocked. Option B.") == "straight"
+    assert parse_answer("Option A is blocked, Option C is free.") == "right"
+    # a verdict in the next clause is about something else
+    text = "The best action would be to continue straight ahead, as both sides are occupied."
+    assert parse_answer(text) == "straight"
+    assert parse_answer("I'd move left, since the right lane is blocked.") == "left"

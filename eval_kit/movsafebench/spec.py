@@ -184,9 +184,12 @@ _NEGATION_BEFORE = re.compile(
     r"\b(?:avoid|avoiding|instead\s+of|rather\s+than|unsafe\s+to|dangerous\s+to|risky\s+to|impossible\s+to)\s+$",
     re.IGNORECASE,
 )
-# A verdict after an action or option in the same clause ("turning left would be dangerous").
+# A verdict after an action or option in the same clause ("turning left would be dangerous"; not "go straight,
+# as both sides are occupied", where the verdict is about something else). Used with
+# `.match(text, pos)`, which anchors at `pos` by itself: a `^` there would only match at the string's start.
 _REFUTED_AFTER = re.compile(
-    r"^[^.;!?\n]{0,30}?\b(?:is|are|was|were|would\s+be|seems|looks|appears)\s+(?:also\s+|too\s+|very\s+|"
+    r"(?:(?!\b(?:as|because|since|so|but|while|whereas|and|given)\b)[^.,;:!?\n]){0,30}?"
+    r"\b(?:is|are|was|were|would\s+be|seems|looks|appears)\s+(?:also\s+|too\s+|very\s+|"
     r"clearly\s+|completely\s+|partially\s+)?(?:not\b|unsafe|dangerous|risky|blocked|obstructed|occupied|"
     r"impossible|incorrect|wrong|ruled\s+out|eliminated|a\s+bad|hazardous|closed)",
     re.IGNORECASE,
