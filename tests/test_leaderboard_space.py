@@ -209,8 +209,9 @@ def test_hostile_zips_are_refused(tmp_path, refs, name, data, message):
         zf.writestr(name, data)
         zf.writestr("predictions.jsonl", b"{}\n")
     outcome = lb.submit(archive, "h.zip", "movsafebench", "m", user="u1")
-    assert outcome.status == "invalid" and message in outcome.text, outcome.lines
-    assert not (tmp_path / "evil.jsonl").exists()
+    # refused before it is stored: a broken archive costs no quota
+    assert outcome.status == "refused" and message in outcome.text, outcome.lines
+    assert not (tmp_path / "evil.jsonl").exists() and lb.store.records() == []
 
 
 def test_a_zip_bomb_is_refused_by_declared_size(tmp_path, refs):
@@ -220,7 +221,7 @@ def test_a_zip_bomb_is_refused_by_declared_size(tmp_path, refs):
         zf.writestr("predictions.jsonl", b" " * 50_000_000)  # 50 MB of spaces: ~50 KB compressed
     assert archive.stat().st_size < 100_000
     outcome = lb.submit(archive, "bomb.zip", "movsafebench", "m", user="u1")
-    assert outcome.status == "invalid" and "unpacks to over the" in outcome.text
+    assert outcome.status == "refused" and "unpacks to over the" in outcome.text
     assert not list((tmp_path / "space").rglob("unpacked/predictions.jsonl"))
     not_zip = tmp_path / "fake.zip"
     not_zip.write_bytes(b"hello")

@@ -136,13 +136,16 @@ def space(out: Path, requirement: str | None, wheel: Path | None, title: str) ->
 @click.option("--status", default=None, help="Only submissions with this status (e.g. pending).")
 def submissions(space_dir: Path | None, references: tuple[str, ...], status: str | None) -> None:
     """List the app's submissions: id, status, user, benchmark, model, sha256, time, outcome."""
+    from eval_kit.errors import short
     from eval_kit.leaderboard.space.store import SubmissionStore
 
     settings = _settings(space_dir, references)
     for r in SubmissionStore(settings.submissions).records():
         if status is None or r.get("status") == status:
-            click.echo("\t".join(str(x) for x in (r["id"], r["status"], r["user"], r["benchmark"], r["model"],
-                                                  r["sha256"][:12], r["received_at"], r.get("outcome", ""))))
+            # every field escaped: a record written before names were checked cannot reach the terminal raw
+            cells = (r.get("id"), r.get("status"), r.get("user"), r.get("benchmark"), r.get("model"),
+                     str(r.get("sha256"))[:12], r.get("received_at"), r.get("outcome", ""))
+            click.echo("\t".join(short(str(x), 400) for x in cells))
 
 
 @leaderboard.command("approve")

@@ -45,10 +45,28 @@ def checked_text(value: Any, field: str, source: str | Path | None = None, *, re
         raise BadInput(f"'{field}' must be a string, got {type(value).__name__}", path=source, field=field)
     if len(value) > MAX_TEXT:
         raise BadInput(f"'{field}' is {len(value)} characters long (at most {MAX_TEXT})", path=source, field=field)
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise BadInput(f"'{field}' contains control characters", path=source, field=field,
-                       fix="use a single line of plain text")
+    bad = unsafe_character(value)
+    if bad is not None:
+        raise BadInput(f"'{field}' contains control characters ({bad})", path=source, field=field,
+                       fix="use a single line of plain text: no control, bidi or line-separator characters")
     return value
+
+
+# Unicode categories a name must not hold: Cc (C0 and C1 controls, e.g. U+009B, the terminal's CSI), Cf
+# (format characters, among them the bidi overrides and isolates U+202A-U+202E, U+2066-U+2069, and zero-width
+# characters), Zl / Zp (U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR), Cs (lone surrogates), Co
+# (private use) and Cn (unassigned). Each can rewrite what an operator's terminal or a page shows.
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+
+
+def unsafe_character(value: str) -> str | None:
+    """The first character of `value` that may not appear in a name ("U+202E at character 3"), else None."""
+    import unicodedata
+
+    for i, c in enumerate(value, start=1):
+        if unicodedata.category(c) in UNSAFE_CATEGORIES:
+            return f"U+{ord(c):04X} at character {i}"
+    return None
 
 
 def checked_fraction(value: Any, field: str, source: str | Path | None = None) -> float | None:

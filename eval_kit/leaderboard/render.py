@@ -57,25 +57,29 @@ def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]
     import matplotlib.pyplot as plt
     import numpy as np
 
-    width = 0.8 / max(1, len(labels))
-    fig, ax = plt.subplots(figsize=(min(13.0, max(8.0, 2.5 + 0.8 * len(columns))), 3.8), dpi=100)
-    x = np.arange(len(columns))
-    for i, (label, values) in enumerate(zip(labels, series, strict=True)):
-        heights = [np.nan if values.get(c) is None else 100 * values[c] for c in columns]
-        short = label if len(label) <= 40 else label[:39] + "…"
-        ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=short)
-    ax.set_xticks(x, [c.replace("_", " ") for c in columns], rotation=30 if len(columns) > 6 else 0, ha="right"
-                  if len(columns) > 6 else "center")
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(0, 100)
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)  # outside: bars stay visible
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, bbox_inches="tight")  # the title and an outside legend are never cut off
-    plt.close(fig)
+    # every label is text: model names and breakdown keys come from submitters, and "$\\foo$" would make
+    # mathtext raise while drawing (a blank tab, a failed render); usetex would run LaTeX on them
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+        width = 0.8 / max(1, len(labels))
+        fig, ax = plt.subplots(figsize=(min(13.0, max(8.0, 2.5 + 0.8 * len(columns))), 3.8), dpi=100)
+        x = np.arange(len(columns))
+        for i, (label, values) in enumerate(zip(labels, series, strict=True)):
+            heights = [np.nan if values.get(c) is None else 100 * values[c] for c in columns]
+            short = label if len(label) <= 40 else label[:39] + "…"
+            ax.bar(x + (i - (len(labels) - 1) / 2) * width, heights, width, label=short)
+        ax.set_xticks(x, [c.replace("_", " ") for c in columns], rotation=30 if len(columns) > 6 else 0, ha="right"
+                      if len(columns) > 6 else "center")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, 100)
+        ax.set_title(title)
+        # outside the axes: the bars stay visible
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+        ax.grid(axis="y", alpha=0.3)
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.png")
+        fig.savefig(tmp, bbox_inches="tight")  # the title and an outside legend are never cut off
+        plt.close(fig)
     tmp.replace(path)
 
 

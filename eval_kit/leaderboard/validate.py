@@ -14,7 +14,6 @@ from typing import Any
 from eval_kit.leaderboard.checker import SubmissionChecker
 from eval_kit.schemas import validator
 
-MAX_SUBMISSION_BYTES = 2 * 2**30  # a 7,254-line submission with long raw responses is far below
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -68,52 +67,77 @@ def _schema_problems(schema: str, obj: Any, path: str, line: int | None,
 
 
 def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
-    """Every parseable object line with its number, and a problem for every line that is not one."""
+    """Every parseable object line with its number, and a problem for every line that is not one.
+
+    The same bounds as `score` (`eval_kit.strictjson.iter_lines`): the file is read line by line, never whole,
+    and a line over `MAX_LINE_BYTES` (16 MiB) is one problem (its bytes are skipped, not kept), so a 2 GiB
+    file costs at most one line of memory besides the parsed objects.
+    """
     from eval_kit.errors import BadInput
-    from eval_kit.strictjson import loads, open_regular
+    from eval_kit.strictjson import MAX_LINE_BYTES, loads, open_regular
 
     p = str(path)
     try:
-        with open_regular(path) as handle:  # no FIFO, device or folder: a link to /dev/zero never ends
-            data = handle.read(MAX_SUBMISSION_BYTES + 1)
+        handle = open_regular(path)  # no FIFO, device or folder: a link to /dev/zero never ends
     except BadInput as exc:
         return [], [Problem(p, exc.detail, fix=exc.fix or "check the path")]
-    if len(data) > MAX_SUBMISSION_BYTES:
-        return [], [Problem(p, f"file is larger than {MAX_SUBMISSION_BYTES // 2**20} MiB",
-                            fix="one line per sample, responses of reasonable length")]
     problems: list[Problem] = []
-    if data.startswith(_BOM):
-        problems.append(Problem(p, "file starts with a UTF-8 byte-order mark", 1, fix="save as UTF-8 without BOM"))
-        data = data[len(_BOM):]
-    if not data.strip():
-        return [], [*problems, Problem(p, "file is empty", fix="expected one JSON object per line")]
     objects: list[tuple[int, dict[str, Any]]] = []
-    raw_lines = data.split(b"\n")
-    last_number = max(i for i, r in enumerate(raw_lines, start=1) if r.strip())
-    for number, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(p, f"not UTF-8 text (byte {exc.start + 1})", number, fix="save as UTF-8"))
-            continue
-        try:
-            obj = loads(text)  # the strict reader: no NaN, no duplicate keys, bounded depth and numbers
-        except BadInput as exc:
-            torn = number == last_number and not data.endswith(b"\n") and exc.detail.startswith("malformed JSON")
-            message = (f"truncated last line: no newline at the end and incomplete JSON "
-                       f"({exc.detail.removeprefix('malformed JSON (').split(' at column')[0]})" if torn
-                       else exc.detail)
-            fix = "each line must be one complete JSON object" if exc.detail.startswith("malformed JSON") else exc.fix
-            problems.append(Problem(p, message, number, fix=fix))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem(p, f"expected a JSON object, got {type(obj).__name__}", number,
-                                    fix='write {"id": ..., "prediction": ...}'))
-            continue
-        objects.append((number, obj))
+    seen_text = False
+    with handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            number += 1
+            if number == 1 and raw.startswith(_BOM):
+                problems.append(Problem(p, "file starts with a UTF-8 byte-order mark", 1,
+                                        fix="save as UTF-8 without BOM"))
+                raw = raw[len(_BOM):]
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                problems.append(Problem(p, f"line longer than {MAX_LINE_BYTES // 2**20} MiB", number,
+                                        fix="one JSON object per line, responses of reasonable length"))
+                while raw and not raw.endswith(b"\n"):  # skip the rest of the line in bounded chunks
+                    raw = handle.readline(MAX_LINE_BYTES)
+                seen_text = True
+                continue
+            if not raw.strip():
+                continue
+            seen_text = True
+            last = not raw.endswith(b"\n") and not handle.peek(1)
+            problem, obj = _parse_line(p, raw[:-1] if raw.endswith(b"\n") else raw, number, last, loads)
+            if problem is not None:
+                problems.append(problem)
+            elif obj is not None:
+                objects.append((number, obj))
+    if not seen_text:
+        return [], [*problems, Problem(p, "file is empty", fix="expected one JSON object per line")]
     return objects, problems
+
+
+def _parse_line(p: str, raw: bytes, number: int, torn_possible: bool,
+                loads: Any) -> tuple[Problem | None, dict[str, Any] | None]:
+    """(problem, None) or (None, object) for one non-blank line."""
+    from eval_kit.errors import BadInput
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(p, f"not UTF-8 text (byte {exc.start + 1})", number, fix="save as UTF-8"), None
+    try:
+        obj = loads(text)  # the strict reader: no NaN, no duplicate keys, bounded depth and numbers
+    except BadInput as exc:
+        torn = torn_possible and exc.detail.startswith("malformed JSON")
+        message = (f"truncated last line: no newline at the end and incomplete JSON "
+                   f"({exc.detail.removeprefix('malformed JSON (').split(' at column')[0]})" if torn
+                   else exc.detail)
+        fix = "each line must be one complete JSON object" if exc.detail.startswith("malformed JSON") else exc.fix
+        return Problem(p, message, number, fix=fix), None
+    if not isinstance(obj, dict):
+        return Problem(p, f"expected a JSON object, got {type(obj).__name__}", number,
+                       fix='write {"id": ..., "prediction": ...}'), None
+    return None, obj
 
 
 def check_predictions(checker: SubmissionChecker, path: Path,
@@ -182,6 +206,15 @@ def check_metadata(checker: SubmissionChecker, path: Path, references_revision: 
     if "benchmark_version" not in bad and isinstance(version, str) and version not in checker.versions:
         problems.append(Problem(p, f"benchmark version {version!r} is not supported", field="benchmark_version",
                                 fix=f"supported: {', '.join(checker.versions)}"))
+    from eval_kit.leaderboard.provenance import unsafe_character
+
+    for name in ("model", "revision", "benchmark_version", "dataset_revision", "config", "variant"):
+        value = meta.get(name)
+        char = unsafe_character(value) if isinstance(value, str) and name not in bad else None
+        if char is not None:
+            problems.append(Problem(p, f"'{name}' contains control characters ({char})", field=name,
+                                    fix="use a single line of plain text: no control, bidi or line-separator "
+                                        "characters"))
     for field, message, fix in checker.metadata_problems(meta):
         if field not in bad:
             problems.append(Problem(p, message, field=field, fix=fix))

@@ -120,7 +120,7 @@ class Leaderboard:
         """Check the limits, store the upload with its sha256, validate and score it; never raises."""
         from eval_kit import registry
         from eval_kit.leaderboard.provenance import checked_text
-        from eval_kit.leaderboard.space.uploads import read_upload
+        from eval_kit.leaderboard.space.uploads import check_run_zip, read_upload
 
         name = display_name(filename or (upload.name if upload else None))
         try:
@@ -135,6 +135,8 @@ class Leaderboard:
                                fix="e.g. https://huggingface.co/ORG/MODEL")
             backend = checked_text((backend or "").strip(), "backend") or ""
             data, kind = read_upload(Path(upload), name, self.settings.max_upload_bytes)
+            if kind == "zip":  # a broken archive is refused before it is stored: it costs no quota
+                check_run_zip(data, name, self.settings.max_upload_bytes)
             record = self.store.create(user=user, benchmark=bench.name, model=model, link=link or None,
                                        backend=backend or None, filename=name, data=data, kind=kind,
                                        daily_limit=self.settings.daily_limit)
