@@ -22,7 +22,9 @@ from pathlib import Path
 from eval_kit.errors import BadInput
 
 # ORG/NAME[@REVISION]: Hub rules for names (letters, digits, - _ .), a revision may hold slashes (refs/pr/1).
-HUB_ID = re.compile(r"^(?:hf://datasets/)?(?P<repo>[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95})"
+# `hf:/datasets/` too: a command-line option typed as a path (click.Path -> pathlib.Path) folds the `//` of the
+# documented `hf://datasets/ORG/NAME` form into one slash before the value reaches here
+HUB_ID = re.compile(r"^(?:hf:/{1,2}datasets/)?(?P<repo>[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95})"
                     r"(?:@(?P<revision>[\w./-]{1,200}))?$")
 _DATA_SUFFIXES = (".jsonl", ".json", ".ndjson", ".parquet", ".csv", ".txt")
 REPO_TYPE = "dataset"
@@ -128,7 +130,7 @@ def resolve(value: str | Path, *, config: str | None = None, revision: str | Non
                                         f"{bench.hub_id or 'ORG/NAME'} (a name alone never goes to the network)")
     hub = parse_hub_id(text)
     first = Path(text.split("/", 1)[0])
-    if hub is None or (first.exists() and not text.startswith("hf://")):
+    if hub is None or (first.exists() and not text.startswith("hf:/")):
         return path, None  # a local path that does not exist: the reader reports it, with its own fix
     repo_id, at_revision = hub
     dataset = fetch(repo_id, at_revision or revision, config=config, field=field)

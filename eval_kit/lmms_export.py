@@ -130,9 +130,10 @@ def _response(sample: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def predictions_from_samples(path: str | Path) -> list[dict[str, Any]]:
+def predictions_from_samples(path: str | Path, log_lines: list[int] | None = None) -> list[dict[str, Any]]:
     """hazardkit prediction lines `{"id", "response"}` from an lmms-eval samples log written by one of our
-    exported tasks (the id travels in each metric's per-sample dict)."""
+    exported tasks (the id travels in each metric's per-sample dict). `log_lines`, when given, receives the
+    log's line number of each prediction line, so errors can name the user's log and line."""
     from eval_kit.jsonl import iter_jsonl
 
     lines = []
@@ -144,15 +145,17 @@ def predictions_from_samples(path: str | Path) -> list[dict[str, Any]]:
                            "lmms-eval`?)", path=path, line=number, field="id",
                            fix="run the task folders `hazardkit export lmms-eval` writes, with --log_samples")
         lines.append({"id": sample_id, "response": _response(sample)})
+        if log_lines is not None:
+            log_lines.append(number)
     return lines
 
 
-def samples_as_predictions(samples: str | Path, folder: str | Path) -> Path:
+def samples_as_predictions(samples: str | Path, folder: str | Path, log_lines: list[int] | None = None) -> Path:
     """Write the predictions of an lmms-eval samples log as hazardkit JSON Lines under `folder`."""
     from eval_kit.jsonl import atomic_write_text
 
     path = Path(folder) / "predictions-from-lmms-eval.jsonl"
-    lines = predictions_from_samples(samples)
+    lines = predictions_from_samples(samples, log_lines)
     atomic_write_text(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), durable=False)
     return path
 
@@ -167,4 +170,13 @@ def prediction_file(predictions: Path | None, lmms_samples: Path | None) -> Iter
         yield predictions
         return
     with tempfile.TemporaryDirectory(prefix="hazardkit-lmms-") as folder:
-        yield samples_as_predictions(lmms_samples, folder)
+        log_lines: list[int] = []
+        converted = samples_as_predictions(lmms_samples, folder, log_lines)
+        try:
+            yield converted
+        except BadInput as exc:  # name the user's log and its line, never the temporary file (gone by then)
+            if str(converted) not in f"{exc.path or ''} {exc.detail}":
+                raise
+            line = log_lines[exc.line - 1] if exc.line and 0 < exc.line <= len(log_lines) else exc.line
+            detail = exc.detail.replace(str(converted), str(lmms_samples))
+            raise BadInput(detail, path=lmms_samples, line=line, field=exc.field, fix=exc.fix) from None

@@ -95,10 +95,20 @@ def _settings(space_dir: Path | None, references: tuple[str, ...], **overrides):
                    "[env HAZARDKIT_SCORE_TIMEOUT, default 20; 0: no limit].")
 @click.option("--moderation/--no-moderation", default=None,
               help="Hold scored submissions as pending until `leaderboard approve` [env HAZARDKIT_MODERATION].")
+@click.option("--trusted-proxy", "trusted_proxies", multiple=True, metavar="IP[/BITS]",
+              help="A reverse proxy in front of the app whose X-Forwarded-For names the client (repeatable); "
+                   "from any other address the header is ignored [env HAZARDKIT_TRUSTED_PROXIES, default none].")
+@click.option("--disk-cap-mb", type=click.FloatRange(min=0), default=None,
+              help="Most MB the upload folder and stored submissions may hold; uploads past it are refused "
+                   "[env HAZARDKIT_DISK_CAP_MB, default 2048; 0: no cap].")
+@click.option("--upload-ttl", type=click.FloatRange(min=1), default=None,
+              help="Seconds an upload that did not become a submission is kept [env HAZARDKIT_UPLOAD_TTL, "
+                   "default 600].")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True)
 def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: float | None, max_rows: int | None,
-          daily_limit: int | None, score_timeout: float | None, moderation: bool | None, host: str,
+          daily_limit: int | None, score_timeout: float | None, moderation: bool | None,
+          trusted_proxies: tuple[str, ...], disk_cap_mb: float | None, upload_ttl: float | None, host: str,
           port: int) -> None:
     """Serve the leaderboard web app (Gradio; `pip install hazardkit[space]`): tables, submissions, About."""
     try:
@@ -109,9 +119,15 @@ def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: fl
 
     settings = _settings(space_dir, references, max_rows=max_rows, daily_limit=daily_limit, moderation=moderation,
                          max_upload_bytes=None if max_upload_mb is None else int(max_upload_mb * 2**20),
-                         score_timeout=score_timeout)
+                         score_timeout=score_timeout, upload_ttl_s=upload_ttl)
     if settings.score_timeout == 0:
         settings.score_timeout = None
+    if trusted_proxies:
+        from eval_kit.leaderboard.space.settings import parse_proxies
+
+        settings.trusted_proxies = parse_proxies(trusted_proxies, field="--trusted-proxy")
+    if disk_cap_mb is not None:
+        settings.disk_cap_bytes = int(disk_cap_mb * 2**20) or None
     launch(settings, server_name=host, server_port=port, ssr_mode=False)
 
 

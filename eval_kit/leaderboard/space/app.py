@@ -54,6 +54,7 @@ def build_app(settings: SpaceSettings) -> Any:
     lb = Leaderboard(settings)
     problem = None
     try:
+        lb.recover()  # submissions a crash left half done: settled before anyone is served
         lb.warm()
     except BadInput as exc:  # shown on the page; submissions to that benchmark are refused with the same line
         problem = f"error: {exc}"
@@ -122,8 +123,14 @@ def build_app(settings: SpaceSettings) -> Any:
                     user = _user(request)
                     if user is None:
                         return "error: log in with your Hugging Face account to submit", None, current
-                    outcome = lb.submit(Path(file) if file else None, Path(file).name if file else None, bench or "",
-                                        model_name or "", link_text or "", backend_name or "", user=user)
+                    try:
+                        outcome = lb.submit(Path(file) if file else None, Path(file).name if file else None,
+                                            bench or "", model_name or "", link_text or "", backend_name or "",
+                                            user=user)
+                    finally:  # stored (once, in the submission store) or refused: Gradio's copy goes
+                        from eval_kit.leaderboard.space.guard import discard_upload
+
+                        discard_upload(file, settings.uploads)
                     row = None
                     if outcome.row is not None:
                         from eval_kit.leaderboard.render import build
@@ -142,12 +149,32 @@ def build_app(settings: SpaceSettings) -> Any:
     return demo
 
 
+def prepare_host(settings: SpaceSettings) -> dict[str, Any]:
+    """What the server needs before Gradio starts: uploads in the app's own folder (GRADIO_TEMP_DIR, read when
+    the app is built), X-Forwarded-For trusted only from the operator's proxies, the stray-upload sweeper, and
+    the upload guard (returned as `launch` keyword arguments)."""
+    from starlette.middleware import Middleware
+
+    from eval_kit.leaderboard.space import guard
+
+    settings.uploads.mkdir(parents=True, exist_ok=True)
+    os.environ["GRADIO_TEMP_DIR"] = str(settings.uploads.resolve())
+    guard.trust_proxies(settings.trusted_proxies)
+    guard.sweep(settings.uploads, settings.upload_ttl_s)
+    guard.UploadSweeper(settings.uploads, settings.upload_ttl_s).start()
+    middleware = Middleware(guard.UploadGuard, uploads=settings.uploads, store=settings.submissions,
+                            max_request_bytes=2 * settings.max_upload_bytes + guard.MULTIPART_SLACK,
+                            disk_cap_bytes=settings.disk_cap_bytes, max_age_s=settings.upload_ttl_s)
+    return {"app_kwargs": {"middleware": [middleware]}}
+
+
 def launch(settings: SpaceSettings | None = None, **options: Any) -> None:
     """Build and serve the app; options go to `Blocks.launch` (server_name, server_port, ...)."""
     settings = settings or SpaceSettings.from_env()
+    host = prepare_host(settings)
     demo = build_app(settings)
     demo.queue(default_concurrency_limit=1)
     # Gradio refuses uploads over twice the limit before they reach the disk; between the limit and that,
     # the app's own check answers with one line in the Result box, like every other problem
     demo.launch(max_file_size=2 * settings.max_upload_bytes + 1024, css=CSS,
-                allowed_paths=[str(settings.data_dir / "site")], **options)
+                allowed_paths=[str(settings.data_dir / "site")], **host, **options)

@@ -137,12 +137,25 @@ class Leaderboard:
             data, kind = read_upload(Path(upload), name, self.settings.max_upload_bytes)
             if kind == "zip":  # a broken archive is refused before it is stored: it costs no quota
                 check_run_zip(data, name, self.settings.max_upload_bytes)
+            self._check_disk(len(data))
             record = self.store.create(user=user, benchmark=bench.name, model=model, link=link or None,
                                        backend=backend or None, filename=name, data=data, kind=kind,
                                        daily_limit=self.settings.daily_limit)
         except BadInput as exc:
             return Outcome("refused", [f"error: {exc}"])
         return self.evaluate(record)
+
+    def _check_disk(self, incoming: int) -> None:
+        """BadInput when storing `incoming` more bytes would take the submission store past the disk cap."""
+        cap = self.settings.disk_cap_bytes
+        if cap is None:
+            return
+        from eval_kit.leaderboard.space.guard import folder_bytes
+
+        if folder_bytes(self.settings.submissions) + incoming > cap:
+            log.warning("submission refused: the disk cap of %d bytes is reached", cap)
+            raise BadInput("the leaderboard's storage is full; try again later (the operator is told)",
+                           field="upload")
 
     def evaluate(self, record: dict[str, Any]) -> Outcome:
         """Validate and score a stored submission (new, or rescored); records the outcome; never raises."""
@@ -256,15 +269,58 @@ class Leaderboard:
             return self.store.update(submission_id, status="published", reviewed_at=_stamp())
 
     def reject(self, submission_id: str, reason: str = "") -> dict[str, Any]:
-        from eval_kit.leaderboard.results import add_results
+        """Reject a submission and take its row off the table whatever its record says: a row published in
+        the instant before a crash has a record still `processing`, and must come down all the same."""
+        from eval_kit.leaderboard.results import add_results, read_table
 
         with self.store.lock():
-            record = self.store.get(submission_id)
-            if record["status"] == "published":
+            self.store.get(submission_id)  # an unknown id is bad input
+            if any(r["run"] == submission_id for r in read_table(self.settings.table)):
                 add_results(self.settings.table, [], remove=lambda r: r["run"] == submission_id)
                 self._changed(f"reject submission {submission_id}")
             return self.store.update(submission_id, status="rejected", reviewed_at=_stamp(),
                                      outcome=f"rejected by the operator{': ' + reason if reason else ''}")
+
+    def recover(self) -> list[dict[str, Any]]:
+        """At start: settle the submissions a crash left `processing` (the app stopped between storing the
+        upload and recording the outcome), so no row is listed under a record that says otherwise and no
+        user waits for a submission that will never finish. Returns the records changed.
+
+        - its row is in the table (published just before the crash): the record says published;
+        - its row was scored but not published: pending under moderation, else published now;
+        - nothing was scored: failed, with an outcome saying so; `leaderboard rescore ID` scores it again.
+        Submissions are never scored here: an upload that brought the app down must not do it again at start.
+        """
+        from eval_kit.leaderboard.results import add_results, read_table
+
+        changed = []
+        with self.store.lock():
+            stuck = [r for r in self.store.records() if r.get("status") == "processing"]
+            if not stuck:
+                return changed
+            listed = {r["run"] for r in read_table(self.settings.table)}
+            for record in stuck:
+                submission_id = record["id"]
+                row = self.store.row(submission_id)
+                note = "recovered at start after the app stopped while processing it"
+                if submission_id in listed:
+                    updated = self.store.update(submission_id, status="published", recovered_at=_stamp(),
+                                                outcome=record.get("outcome") or f"published ({note})")
+                elif row is not None and self.settings.moderation:
+                    updated = self.store.update(submission_id, status="pending", recovered_at=_stamp(),
+                                                outcome=f"scored, pending review ({note})")
+                elif row is not None:
+                    add_results(self.settings.table, [row], remove=lambda r, i=submission_id: r["run"] == i)
+                    self._changed(f"submission {submission_id} recovered")
+                    updated = self.store.update(submission_id, status="published", recovered_at=_stamp(),
+                                                outcome=f"published ({note})")
+                else:
+                    updated = self.store.update(submission_id, status="failed", recovered_at=_stamp(),
+                                                outcome="error: the app stopped while scoring this submission; "
+                                                        "the operator can rescore it")
+                log.warning("submission %s was left processing: now %s", submission_id, updated["status"])
+                changed.append(updated)
+        return changed
 
     def rescore(self, submission_ids: list[str] | None = None) -> list[Outcome]:
         """Score stored submissions again from their stored files (after a scorer change). Published rows
@@ -316,8 +372,10 @@ class ScoringWorker:
         from concurrent.futures import ProcessPoolExecutor
 
         if self._pool is None:
+            import os
+
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_worker_init, initargs=(self.settings,))
+                                             initializer=_worker_init, initargs=(self.settings, os.getpid()))
         return self._pool
 
     def warm(self) -> None:
@@ -351,10 +409,31 @@ class ScoringWorker:
 _WORKER: Leaderboard | None = None
 
 
-def _worker_init(settings: SpaceSettings) -> None:
+WATCH_PARENT_SECONDS = 0.5  # how often the worker checks that the server that started it is still alive
+
+
+def _exit_with_parent(parent: int, every: float = WATCH_PARENT_SECONDS) -> None:
+    """End this process as soon as `parent` is gone (the server was killed: SIGKILL, or SIGTERM, which ends a
+    Gradio server without running any clean-up). An orphan is re-parented, so its parent id changes; then
+    nothing may keep it, or the multiprocessing resource tracker whose pipe it holds, alive."""
+    import os
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)  # no clean-up to wait for: the worker holds nothing but the scorer's memory
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _worker_init(settings: SpaceSettings, parent: int | None = None) -> None:
     global _WORKER
+    import os
     from dataclasses import replace
 
+    _exit_with_parent(os.getppid() if parent is None else parent)
     _WORKER = Leaderboard(replace(settings, score_timeout=None, results_repo=None))
 
 

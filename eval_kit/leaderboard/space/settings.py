@@ -14,6 +14,12 @@ Environment (every one optional):
   HAZARDKIT_MODERATION       1: a scored submission waits as pending until `hazardkit leaderboard approve`
   HAZARDKIT_RESULTS_REPO     ORG/NAME of a Hub dataset repo that also keeps results.parquet (pulled when the
                              folder has none, pushed after every change; needs a write HF_TOKEN)
+  HAZARDKIT_TRUSTED_PROXIES  comma-separated IPs / networks of the reverse proxies in front of the app: only a
+                             connection from one of them may name the client in X-Forwarded-For (default none:
+                             the connection's own address is the user, even from localhost)
+  HAZARDKIT_DISK_CAP_MB      most megabytes the upload folder and the stored submissions may hold together;
+                             uploads past it are refused (default 2048; 0: no cap)
+  HAZARDKIT_UPLOAD_TTL       seconds an upload that did not become a submission is kept (default 600)
   HF_TOKEN                   (secret) token for private reference repos
 """
 
@@ -98,6 +104,25 @@ def parse_references(text: str) -> dict[str, Reference]:
     return found
 
 
+def parse_proxies(text: str | list[str] | tuple[str, ...], field: str = "HAZARDKIT_TRUSTED_PROXIES"
+                  ) -> tuple[str, ...]:
+    """Trusted proxy addresses or networks (`10.0.0.5, 10.1.0.0/16`); anything else is bad input."""
+    import ipaddress
+
+    items = re.split(r"[,\s]+", text) if isinstance(text, str) else [x for t in text for x in re.split(r"[,\s]+", t)]
+    found = []
+    for item in (i.strip() for i in items):
+        if not item:
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False) if "/" in item else ipaddress.ip_address(item)
+        except ValueError:
+            raise BadInput(f"{item[:60]!r} is not an IP address or network", field=field,
+                           fix="e.g. 10.0.0.5 or 10.0.0.0/8 (the proxy's address as the app sees it)") from None
+        found.append(item)
+    return tuple(found)
+
+
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
     raw = env.get(name)
     if raw in (None, ""):
@@ -126,6 +151,14 @@ class SpaceSettings:
     title: str = "hazardkit leaderboard"
     n_bootstrap: int = 1000
     score_timeout: float | None = None  # seconds a submission may take to validate and score (None: no limit)
+    trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For names the client
+    disk_cap_bytes: int | None = 2048 * 1024 * 1024  # uploads + stored submissions (None: no cap)
+    upload_ttl_s: float = 600.0  # an upload not submitted within this is removed
+
+    @property
+    def uploads(self) -> Path:
+        """Where Gradio puts uploads (GRADIO_TEMP_DIR): swept, and emptied by each submission."""
+        return self.data_dir / "uploads"
 
     @property
     def table(self) -> Path:
@@ -148,6 +181,9 @@ class SpaceSettings:
             moderation=(env.get("HAZARDKIT_MODERATION") or "0").strip().lower() in {"1", "true", "yes", "on"},
             results_repo=env.get("HAZARDKIT_RESULTS_REPO") or None,
             token=env.get("HF_TOKEN") or None,
+            trusted_proxies=parse_proxies(env.get("HAZARDKIT_TRUSTED_PROXIES", "")),
+            disk_cap_bytes=int(_number(env, "HAZARDKIT_DISK_CAP_MB", 2048) * 1024 * 1024) or None,
+            upload_ttl_s=_number(env, "HAZARDKIT_UPLOAD_TTL", 600) or 600.0,
         )
         for key, value in overrides.items():
             if value is not None:
