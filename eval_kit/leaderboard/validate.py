@@ -7,6 +7,7 @@ ids, and metadata that does not match the references (benchmark, version, datase
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ class Problem:
     line: int | None = None
     field: str | None = None
     fix: str | None = None
+    priority: int = 0  # listed before the rest when above 0: the cause first (revision, then wrong config)
 
     def __str__(self) -> str:
         """One line, each part bounded (a 50 MB id is quoted as an excerpt, never whole)."""
@@ -140,10 +142,71 @@ def _parse_line(p: str, raw: bytes, number: int, torn_possible: bool,
     return None, obj
 
 
-def check_predictions(checker: SubmissionChecker, path: Path,
-                      reference_ids: set[str] | None) -> tuple[list[Problem], int]:
-    """(problems, number of prediction lines read) for a predictions file."""
+MAX_ID_EXAMPLES = 3  # unknown ids listed one by one when most ids do not match; the rest are counted
+FEW_UNKNOWN = 10  # up to this many unknown ids (and not most of them) are each listed
+
+
+def unknown_id_problems(p: str, unknown: list[tuple[int, str]], n_ids: int, config: str | None,
+                        other_configs: Callable[[], dict[str, set[str]]] | None) -> list[Problem]:
+    """Ids not in the references, as a diagnosis rather than a flood: when most ids do not match, one line
+    first saying how many do and which other config of the same dataset they fit best ("0 of 574 ids are in
+    config demo: are these predictions for config default?"), then a few examples and a count."""
+    matched = n_ids - len(unknown)
+    where = f"config {config}" if config else "the references"
+    fix = "check that the predictions match this benchmark and config"
+    if len(unknown) <= FEW_UNKNOWN and 2 * len(unknown) <= n_ids:
+        return [Problem(p, f"id {sample_id!r} is not in the references", number, "id", fix=fix)
+                for number, sample_id in unknown]
+    problems = []
+    if 2 * len(unknown) > n_ids:
+        ids = {sample_id for _, sample_id in unknown}
+        best = None
+        for name, other in sorted((other_configs() if other_configs else {}).items()):
+            hits = len(ids & other)
+            if hits and (best is None or hits > best[1]):
+                best = (name, hits)
+        question = (f": are these predictions for config {best[0]}? ({best[1] + matched} of {n_ids} ids are in "
+                    f"config {best[0]})" if best else ": are these predictions for this benchmark and split?")
+        problems.append(Problem(p, f"{matched} of {n_ids} ids are in {where}{question}", None, "id",
+                                fix=(f"validate against config {best[0]} (--config {best[0]}), or predict the "
+                                     f"samples of {where}" if best else fix), priority=1))
+    shown = unknown[:MAX_ID_EXAMPLES]
+    problems += [Problem(p, f"id {sample_id!r} is not in the references", number, "id", fix=fix)
+                 for number, sample_id in shown]
+    if len(unknown) > len(shown):
+        problems.append(Problem(p, f"... and {len(unknown) - len(shown)} more ids not in the references "
+                                   f"(lines {unknown[len(shown)][0]}-{unknown[-1][0]})", None, "id"))
+    return problems
+
+
+def other_config_ids(checker: SubmissionChecker, references: Path, config: str | None) -> dict[str, set[str]]:
+    """{config: ids} of the other configs of a dataset folder (`data/<config>/`); {} for a single file."""
+    folder = Path(references)
+    data = folder / "data"
+    if not data.is_dir():
+        return {}
+    found = {}
+    for sub in sorted(d for d in data.iterdir() if d.is_dir() and d.name != config):
+        try:
+            found[sub.name] = checker.reference_ids(folder, sub.name)
+        except Exception:  # a config this checker cannot read gives no hint; the diagnosis still stands
+            continue
+    return found
+
+
+def ordered(problems: list[Problem]) -> list[Problem]:
+    """The causes first (by priority), then every other problem by line (file-wide ones last)."""
+    return sorted(problems, key=lambda pr: (-pr.priority, pr.line is None, pr.line or 0))
+
+
+def check_predictions(checker: SubmissionChecker, path: Path, reference_ids: set[str] | None, *,
+                      config: str | None = None,
+                      other_configs: Callable[[], dict[str, set[str]]] | None = None) -> tuple[list[Problem], int]:
+    """(problems, number of prediction lines read) for a predictions file. `config` names the references'
+    config in the diagnosis of ids that do not match; `other_configs` (called only then) gives the ids of the
+    dataset's other configs, to say which one the predictions fit."""
     p = str(path)
+    unknown: list[tuple[int, str]] = []
     objects, problems = scan_jsonl(path)
     first_line: dict[str, int] = {}
     seen: dict[str, dict[str, Any]] = {}
@@ -173,8 +236,9 @@ def check_predictions(checker: SubmissionChecker, path: Path,
         first_line[key] = number
         seen[key] = obj
         if reference_ids is not None and sample_id not in reference_ids:
-            problems.append(Problem(p, f"id {sample_id!r} is not in the references", number, "id",
-                                    fix="check that the predictions match this benchmark and config"))
+            unknown.append((number, sample_id))
+    if reference_ids is not None and unknown:
+        problems += unknown_id_problems(p, unknown, len(seen), config, other_configs)
     if reference_ids is not None and objects:
         missing = checker.missing(reference_ids, seen)
         if missing:
@@ -223,7 +287,7 @@ def check_metadata(checker: SubmissionChecker, path: Path, references_revision: 
             and revision != references_revision):
         problems.append(Problem(p, f"dataset revision {revision!r} does not match the references "
                                    f"({references_revision!r})", field="dataset_revision",
-                                fix="run the model on the same dataset revision as the references"))
+                                fix="run the model on the same dataset revision as the references", priority=2))
     return problems
 
 
@@ -234,10 +298,13 @@ def validate_submission(checker: SubmissionChecker, references: Path, prediction
 
     Bad references raise BadInput (they are the benchmark's, not the submitter's, so one line suffices).
     """
+    from eval_kit.leaderboard.provenance import DEFAULT_CONFIG, config_of
+
     reference_ids = checker.reference_ids(references, config)
-    problems, n = check_predictions(checker, predictions, reference_ids)
-    problems.sort(key=lambda pr: (pr.line is None, pr.line or 0))
+    named = config or config_of(references) or DEFAULT_CONFIG
+    problems, n = check_predictions(checker, predictions, reference_ids, config=named,
+                                    other_configs=lambda: other_config_ids(checker, references, named))
     if metadata is not None:
         revision = dataset_revision or checker.reference_revision(references, config)
         problems += check_metadata(checker, metadata, revision)
-    return problems, n
+    return ordered(problems), n

@@ -205,7 +205,7 @@ class Leaderboard:
         from eval_kit.leaderboard.provenance import dataset_version
         from eval_kit.leaderboard.results import result_row
         from eval_kit.leaderboard.space.uploads import METADATA, PREDICTIONS, count_lines, unpack_run_zip
-        from eval_kit.leaderboard.validate import check_metadata, check_predictions
+        from eval_kit.leaderboard.validate import check_metadata, check_predictions, ordered, other_config_ids
 
         benchmark = record["benchmark"]
         folder = self.store.folder(record["id"])
@@ -220,10 +220,13 @@ class Leaderboard:
             raise BadInput(f"{rows} lines, over the limit of {self.settings.max_rows}", path=record["filename"],
                            fix="one line per sample of the benchmark")
         checker = checker_for(benchmark)
-        problems, n = check_predictions(checker, predictions, self.reference_ids(benchmark))
-        problems.sort(key=lambda pr: (pr.line is None, pr.line or 0))
+        path, _ = self.references(benchmark)
+        problems, n = check_predictions(checker, predictions, self.reference_ids(benchmark),
+                                        config=self.config(benchmark),
+                                        other_configs=lambda: other_config_ids(checker, path, self.config(benchmark)))
         if metadata is not None:
             problems += check_metadata(checker, metadata, self.revision(benchmark))
+        problems = ordered(problems)
         if problems:
             lines = [self._public(f"error: {pr}", record, upload) for pr in problems[:MAX_ERROR_LINES]]
             if len(problems) > MAX_ERROR_LINES:
