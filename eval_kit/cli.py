@@ -55,9 +55,17 @@ def score() -> None:
     """
 
 
-@cli.group(cls=LazyGroup, lazy=lambda: _benchmark_commands("compare_command"))
+def _compare_commands() -> dict[str, str]:
+    """Every benchmark's compare command: its own when it declares one, else the generic one."""
+    from eval_kit import registry
+
+    return {b.cli_name: b.compare_command or f"eval_kit.commands.compare_cmd:COMMANDS.{b.name}"
+            for b in registry.benchmarks()}
+
+
+@cli.group(cls=LazyGroup, lazy=_compare_commands)
 def compare() -> None:
-    """Compare runs of the same benchmark with paired significance tests."""
+    """Compare runs of one benchmark, config and dataset version with paired significance tests."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,8 +1,8 @@
 """BD-HazardVLM, eval side: everything that defines, loads, prompts, parses, scores, reports and ranks it.
 
 spec (taxonomy, prompt, structured-answer parser), task (runner task), submission (references + predictions
--> scores), scoring (metrics over arrays), compare (paired tests between runs), report (paper tables),
-checker (`validate`), board (leaderboard), commands (`hazardkit score|compare bd-hazardvlm`), metric/ (the
+-> scores), scoring (metrics over arrays; per-image vectors for `hazardkit compare`), report (paper tables),
+checker (`validate`), board (leaderboard), commands (`hazardkit score bd-hazardvlm`), metric/ (the
 `evaluate` module), schemas/ (JSON Schemas). Its builder side (reconstruction, publisher) is
 `builder/bd_hazardvlm/`.
 """
@@ -22,7 +22,6 @@ BENCHMARK = Benchmark(
     board="eval_kit.bd_hazardvlm.board:board",
     checker="eval_kit.bd_hazardvlm.checker:BDHazardVLMChecker",
     score_command="eval_kit.bd_hazardvlm.commands:score_bd_hazardvlm",
-    compare_command="eval_kit.bd_hazardvlm.commands:compare_bd_hazardvlm",
     citation="eval_kit.bd_hazardvlm.spec:CITATION",
     publisher="builder.bd_hazardvlm.publisher:bd_hazardvlm_publisher",
     build_commands=(("reconstruct", "builder.bd_hazardvlm.commands:reconstruct"),),

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from eval_kit.bd_hazardvlm.compare import compare_files, named_runs, render
 from eval_kit.bd_hazardvlm.report import render_tables
 from eval_kit.bd_hazardvlm.submission import score_files
 
@@ -46,30 +45,3 @@ def score_bd_hazardvlm(references: Path, predictions: Path | None, lmms_samples:
         click.echo(json.dumps(result, sort_keys=False))
     else:
         click.echo(render_tables(result), nl=False)
-
-
-
-
-@click.command("bd-hazardvlm")
-@click.argument("runs", nargs=-1, required=True)
-@click.option("--references", required=True, type=click.Path(path_type=Path),
-              help="Annotation records: JSON Lines, Parquet file, or dataset folder.")
-@click.option("--json", "as_json", is_flag=True, help="Print the tests as one JSON object.")
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True),
-              help="Significance level for the Holm-corrected p-values.")
-@click.option("--allow-missing", is_flag=True, help="Score reference ids without a prediction as wrong.")
-def compare_bd_hazardvlm(runs: tuple[str, ...], references: Path, as_json: bool, alpha: float,
-                         allow_missing: bool) -> None:
-    """Compare runs (prediction JSON Lines, `PATH` or `NAME=PATH`) on the same references.
-
-    Exact McNemar on per-image correctness for category, timing and severity; Wilcoxon signed-rank on
-    per-image action Jaccard; Holm correction across the pairs of each task.
-    """
-    from eval_kit.registry import resolve_data
-
-    references, _ = resolve_data(references, field="--references")
-    result = compare_files(references, named_runs(runs), alpha=alpha, allow_missing=allow_missing)
-    if as_json:
-        click.echo(json.dumps(result, sort_keys=False))
-    else:
-        click.echo(render(result), nl=False)

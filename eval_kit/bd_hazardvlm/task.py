@@ -200,7 +200,8 @@ def score_run(task: BDHazardVLMTask, predictions: Path, *, n_bootstrap: int = 10
 
     A `--limit` run is scored on its samples (`partial` true). `per_sample` holds category correctness
     (the headline) and `per_sample_tasks` timing / severity / hazard-presence correctness: the paired
-    observations of the leaderboard's McNemar + Holm matrices. `ci95` is a bootstrap interval of the
+    observations of the leaderboard's McNemar + Holm matrices; `per_sample_scores` the action Jaccard per
+    image (Wilcoxon in `compare`). `ci95` is a bootstrap interval of the
     category accuracy over images.
     """
     import numpy as np
@@ -228,6 +229,8 @@ def score_run(task: BDHazardVLMTask, predictions: Path, *, n_bootstrap: int = 10
     result["per_sample"] = {"id": run.ids, "correct": [bool(x) for x in correct["category"]]}
     result["per_sample_tasks"] = {task_name: [bool(x) for x in correct[task_name]]
                                   for task_name in ("timing", "severity", "hazard_presence")}
+    # per-image scores for the paper's Wilcoxon signed-rank test (`hazardkit compare bd-hazardvlm`)
+    result["per_sample_scores"] = {"actions_jaccard": [float(x) for x in correct["actions_jaccard"]]}
     result["partial"] = len(answered) < len(refs)
     result["missing"] = 0
     result["references_incomplete"] = task.incomplete_reconstruction()
