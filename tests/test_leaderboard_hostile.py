@@ -83,7 +83,7 @@ def test_the_submissions_listing_never_prints_raw_control_characters(tmp_path, r
     assert "\\x9b31m\\u202e" in output and "ok\\u2028forged line" in output
 
 
-def _corrupt_zip(tmp_path: Path, refs_path: Path) -> Path:  # noqa: F811
+def _corrupt_zip(tmp_path: Path, refs_path: Path) -> Path:
     """A run-folder zip whose predictions.jsonl member has a broken deflate stream (the headers are intact)."""
     data = predictions(refs_path, tmp_path / "ok.jsonl").read_bytes()
     buffer = io.BytesIO()

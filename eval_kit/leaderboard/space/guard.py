@@ -16,6 +16,7 @@ folder, a sweep of uploads that never became submissions, a disk cap, and which 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -59,10 +60,8 @@ def sweep(folder: Path, max_age_s: float, now: float | None = None) -> int:
             except OSError:
                 continue
         for name in dirs:
-            try:
+            with contextlib.suppress(OSError):
                 os.rmdir(os.path.join(root, name))  # only when empty
-            except OSError:
-                pass
     return removed
 
 
@@ -151,7 +150,8 @@ class UploadGuard:
         if length is None or length < 0:
             return 411, "error: an upload needs a Content-Length header"
         if length > self.max_request_bytes:
-            return 413, f"error: upload request of {human_size(length)} is over the {human_size(self.max_request_bytes)} limit"
+            return 413, (f"error: upload request of {human_size(length)} is over the "
+                         f"{human_size(self.max_request_bytes)} limit")
         if self.disk_cap_bytes is None:
             return None
         used = folder_bytes(self.uploads) + folder_bytes(self.store)
