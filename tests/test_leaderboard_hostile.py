@@ -44,11 +44,15 @@ def test_a_mathtext_model_name_renders_as_text_on_the_page_and_in_the_app(tmp_pa
 def test_control_and_bidi_characters_are_refused_in_every_name(tmp_path, refs, char):  # noqa: F811
     lb = Leaderboard(settings(tmp_path, refs))
     preds = predictions(refs, tmp_path / "p.jsonl")
-    for field in ("model", "backend"):
-        args = {"model": "m", "backend": "vllm", field: f"evil{char}name"}
-        outcome = lb.submit(preds, "p.jsonl", "movsafebench", args["model"], "", args["backend"], user="u1")
+    for field in ("model", "backend", "link"):
+        args = {"model": "m", "backend": "vllm", "link": "", field: f"evil{char}name"}
+        if field == "link":
+            args["link"] = f"http://e{char}vil.example/x"
+        outcome = lb.submit(preds, "p.jsonl", "movsafebench", args["model"], args["link"], args["backend"],
+                            user="u1")
         assert outcome.status == "refused" and len(outcome.lines) == 1, outcome.lines
-        assert f"'{field}' contains control characters (U+{ord(char):04X} at character 5)" in outcome.text
+        position = 9 if field == "link" else 5
+        assert f"'{field}' contains control characters (U+{ord(char):04X} at character {position})" in outcome.text
         assert char not in outcome.text
     assert lb.store.records() == []
     # `leaderboard add --model`: one line, exit 2
@@ -60,6 +64,9 @@ def test_control_and_bidi_characters_are_refused_in_every_name(tmp_path, refs, c
                           "--config", "default", "--dataset-revision", "r1")
     assert code == 2 and output.count("\n") == 1 and "control characters" in output and char not in output
     assert ok.status == "published"
+    # and a run name given to `compare`
+    code, output = invoke("compare", "movsafebench", f"a{char}={preds}", f"b={preds}", "--references", refs)
+    assert code == 2 and output.count("\n") == 1 and "'run name' contains control characters" in output
 
 
 def test_validate_refuses_control_characters_in_the_metadata(tmp_path, refs):  # noqa: F811

@@ -47,6 +47,9 @@ def named_runs(runs: tuple[str, ...] | list[str]) -> list[tuple[str, Path]]:
             name, path = (Path(arg).name if Path(arg).is_dir() else Path(arg).stem), arg
         if not name:
             raise BadInput(f"run {arg!r} has an empty name", fix="use NAME=PATH")
+        from eval_kit.leaderboard.provenance import checked_text
+
+        checked_text(name, "run name", required=True)  # printed to the terminal: no control or bidi characters
         if name in {n for n, _ in named}:
             raise BadInput(f"two runs are named {name!r}", fix="name them explicitly: NAME=PATH")
         named.append((name, Path(path)))

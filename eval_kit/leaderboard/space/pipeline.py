@@ -129,7 +129,7 @@ class Leaderboard:
             bench = registry.get(benchmark)
             self.references(bench.name)
             model = checked_text((model or "").strip(), "model", required=True) or ""
-            link = (link or "").strip()
+            link = checked_text((link or "").strip(), "link") or ""
             if link and not _LINK.fullmatch(link):
                 raise BadInput("link must be an http(s) URL without spaces", field="link",
                                fix="e.g. https://huggingface.co/ORG/MODEL")
