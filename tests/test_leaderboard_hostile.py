@@ -271,3 +271,26 @@ def test_score_from_lmms_eval_errors_name_the_users_log(tmp_path, refs):  # noqa
     assert code == 2, output
     assert output.startswith(f"error: {log}, line 4") and "duplicate" in output
     assert "hazardkit-lmms-" not in output and "predictions-from-lmms-eval" not in output
+
+
+def test_the_upload_sweep_removes_only_old_files_it_may_remove(tmp_path):
+    import os
+
+    from eval_kit.leaderboard.space.guard import discard_upload, sweep
+
+    uploads = tmp_path / "uploads"
+    old, new, plot = uploads / "a" / "old.jsonl", uploads / "b" / "new.jsonl", uploads / "c" / "plot.png"
+    for path in (old, new, plot):
+        path.parent.mkdir(parents=True)
+        path.write_text("x")
+    for path in (old, plot):
+        os.utime(path, (1000, 1000))
+    assert sweep(uploads, 600, keep=lambda: {str(plot)}) == 1
+    assert not old.exists() and not old.parent.exists() and new.exists() and plot.exists()
+    outside = tmp_path / "mine.jsonl"
+    outside.write_text("keep me")
+    discard_upload(outside, uploads)  # never a path outside the upload folder
+    discard_upload(uploads / ".." / "mine.jsonl", uploads)
+    assert outside.exists()
+    discard_upload(new, uploads)
+    assert not new.exists() and not new.parent.exists()

@@ -161,11 +161,17 @@ def prepare_host(settings: SpaceSettings) -> dict[str, Any]:
     os.environ["GRADIO_TEMP_DIR"] = str(settings.uploads.resolve())
     guard.trust_proxies(settings.trusted_proxies)
     guard.sweep(settings.uploads, settings.upload_ttl_s)
-    guard.UploadSweeper(settings.uploads, settings.upload_ttl_s).start()
     middleware = Middleware(guard.UploadGuard, uploads=settings.uploads, store=settings.submissions,
                             max_request_bytes=2 * settings.max_upload_bytes + guard.MULTIPART_SLACK,
                             disk_cap_bytes=settings.disk_cap_bytes, max_age_s=settings.upload_ttl_s)
     return {"app_kwargs": {"middleware": [middleware]}}
+
+
+def gradio_copies(demo: Any) -> set[str]:
+    """Files Gradio copied into its cache for the page (the plots): every temp-file set but the uploads'."""
+    uploads = getattr(demo, "upload_file_set", None)
+    return {str(p) for files in list(getattr(demo, "temp_file_sets", [])) if files is not uploads
+            for p in list(files)}
 
 
 def launch(settings: SpaceSettings | None = None, **options: Any) -> None:
@@ -173,6 +179,9 @@ def launch(settings: SpaceSettings | None = None, **options: Any) -> None:
     settings = settings or SpaceSettings.from_env()
     host = prepare_host(settings)
     demo = build_app(settings)
+    from eval_kit.leaderboard.space.guard import UploadSweeper
+
+    UploadSweeper(settings.uploads, settings.upload_ttl_s, keep=lambda: gradio_copies(demo)).start()
     demo.queue(default_concurrency_limit=1)
     # Gradio refuses uploads over twice the limit before they reach the disk; between the limit and that,
     # the app's own check answers with one line in the Result box, like every other problem

@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +44,20 @@ def folder_bytes(folder: Path) -> int:
     return total
 
 
-def sweep(folder: Path, max_age_s: float, now: float | None = None) -> int:
-    """Remove files under `folder` not modified for `max_age_s` seconds, then empty folders; returns the count."""
+def sweep(folder: Path, max_age_s: float, now: float | None = None,
+          keep: Callable[[], set[str]] | None = None) -> int:
+    """Remove files under `folder` not modified for `max_age_s` seconds, then empty folders; returns the count.
+    `keep` names files to leave (Gradio's own cache copies of the page's plots share the folder)."""
     now = time.time() if now is None else now
     removed = 0
     if not folder.is_dir():
         return 0
+    kept = {os.path.realpath(p) for p in (keep() if keep else ())}
     for root, dirs, files in os.walk(folder, topdown=False):
         for name in files:
             path = os.path.join(root, name)
+            if kept and os.path.realpath(path) in kept:
+                continue
             try:
                 if now - os.lstat(path).st_mtime > max_age_s:
                     os.unlink(path)
@@ -89,8 +94,10 @@ def discard_upload(path: str | Path | None, folder: Path) -> None:
 class UploadSweeper:
     """A daemon thread that sweeps the upload folder every `every_s` seconds."""
 
-    def __init__(self, folder: Path, max_age_s: float, every_s: float | None = None) -> None:
+    def __init__(self, folder: Path, max_age_s: float, every_s: float | None = None,
+                 keep: Callable[[], set[str]] | None = None) -> None:
         self.folder = folder
+        self.keep = keep
         self.max_age_s = max_age_s
         self.every_s = every_s if every_s is not None else max(1.0, min(60.0, max_age_s / 4))
         self._stop = threading.Event()
@@ -108,7 +115,7 @@ class UploadSweeper:
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
             try:
-                removed = sweep(self.folder, self.max_age_s)
+                removed = sweep(self.folder, self.max_age_s, keep=self.keep)
                 if removed:
                     log.info("removed %d upload(s) that did not become submissions", removed)
             except Exception:  # a sweep must never stop: log and try again next round
