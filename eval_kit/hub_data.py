@@ -64,9 +64,10 @@ def offline() -> bool:
         return False
 
 
-def fetch(repo_id: str, revision: str | None = None, *, config: str | None = None, field: str = "--data"
-          ) -> HubDataset:
-    """Snapshot of a Hub dataset (card + one config's data, or all data when no config is named)."""
+def fetch(repo_id: str, revision: str | None = None, *, config: str | None = None, field: str = "--data",
+          token: str | None = None, extra_patterns: tuple[str, ...] = ()) -> HubDataset:
+    """Snapshot of a Hub dataset (card + one config's data, or all data when no config is named, plus
+    `extra_patterns`); `token` for a private repo (default: huggingface_hub's own)."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -78,13 +79,13 @@ def fetch(repo_id: str, revision: str | None = None, *, config: str | None = Non
     )
 
     revision = revision or "main"
-    patterns = ["README.md", f"data/{config}/*" if config else "data/**", "manifests/**"]
+    patterns = ["README.md", f"data/{config}/*" if config else "data/**", "manifests/**", *extra_patterns]
     cache_dir = os.environ.get("HF_HUB_CACHE") or None
     local_only = offline()
     where = f"{repo_id}@{revision}"
     try:
         folder = snapshot_download(repo_id, repo_type=REPO_TYPE, revision=revision, allow_patterns=patterns,
-                                   cache_dir=cache_dir, local_files_only=local_only)
+                                   cache_dir=cache_dir, local_files_only=local_only, token=token)
     except LocalEntryNotFoundError:
         fix = ("unset HF_HUB_OFFLINE to download it, or fetch it once where the Hub is reachable"
                if local_only else "check your network (or set HF_HUB_OFFLINE=1 to use the cache only)")

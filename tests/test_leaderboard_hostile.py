@@ -256,6 +256,11 @@ def test_the_documented_hf_datasets_form_works_everywhere(tmp_path, hub_cache):
     hk("eval", "movsafebench", "-m", "fixed:straight", "-b", "baseline", "--data", source, "--config", "demo",
        "--out", out, "--no-progress")
     assert json.loads((out / "metadata.json").read_text())["dataset_revision"] == "v0.1.0"
+    # the app's HAZARDKIT_REFERENCES form: the same offline fetch
+    from eval_kit.leaderboard.space.settings import parse_references
+
+    [ref] = parse_references(f"movsafebench={source}#demo").values()
+    assert ref.local_path() == hub_cache
     # and an unknown repo in that form is a Hub error, not "file not found" for a folded hf:/ path
     code, output = invoke("validate", "movsafebench", "-r", "hf://datasets/hazardkit/nothing", "-p", preds)
     assert code == 2 and "hazardkit/nothing" in output and "hf:/datasets" not in output

@@ -248,9 +248,11 @@ def test_settings_from_the_environment_and_references(tmp_path, refs, monkeypatc
         return str(tmp_path)
 
     monkeypatch.setattr("huggingface_hub.snapshot_download", fake_download)
+    (tmp_path / "data" / "demo_annotations").mkdir(parents=True)  # the fetch checks the config is there
     assert bd.local_path(s.token) == tmp_path
     assert calls["repo_id"] == "org/bd" and calls["revision"] == "v1.0.0" and calls["token"] == "hf_secret"
     assert calls["repo_type"] == "dataset" and "data/demo_annotations/*" in calls["allow_patterns"]
+    assert "release-manifest.json" in calls["allow_patterns"]
     for text, message in (("movsafebench", "is not NAME=SOURCE"), ("nobench=x", "unknown benchmark"),
                           ("movsafebench=hf://datasets/../x", "is not hf://datasets/ORG/NAME"),
                           ("movsafebench=x#../y", "is not a valid config name")):

@@ -64,17 +64,12 @@ class Reference:
                 raise BadInput("references not found", path=path, field="HAZARDKIT_REFERENCES",
                                fix=f"point {self.benchmark} at a dataset folder or {HUB_PREFIX}ORG/NAME")
             return path
-        from huggingface_hub import snapshot_download
+        from eval_kit.hub_data import fetch
 
-        patterns = ["release-manifest.json", "README.md", "*.jsonl"]
-        patterns.append(f"data/{self.config}/*" if self.config else "data/**")
-        try:
-            folder = snapshot_download(self.hub_id, repo_type="dataset", revision=self.hub_revision, token=token,
-                                       allow_patterns=patterns)
-        except Exception as exc:  # huggingface_hub raises many types (offline, 401, 404)
-            raise BadInput(f"cannot fetch {self.source} ({type(exc).__name__})", field="HAZARDKIT_REFERENCES",
-                           fix="check the repo id and revision, and HF_TOKEN for a private repo") from None
-        return Path(folder)
+        # the same fetch as every `--references` option (offline-aware, one-line errors), plus the release
+        # manifest (the dataset version a row shows) and root JSON Lines references
+        return fetch(self.hub_id, self.hub_revision, config=self.config, field="HAZARDKIT_REFERENCES", token=token,
+                     extra_patterns=("release-manifest.json", "*.jsonl")).path
 
 
 def parse_references(text: str) -> dict[str, Reference]:
