@@ -289,7 +289,8 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
             self.goto(heater)
             self.do("TOGGLE_ON", heater)
-        self.goto(obj)
+        if not self.at(heater) and not self.at(obj):  # walk there without opening the oven door again
+            self.do("NAVIGATE_TO", obj)
         self.do("COOK", obj)
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
