@@ -138,8 +138,12 @@ def _explained(before, after, objects, step, made: str) -> bool:
     from eval_kit.saferelbench import knowledge
 
     synset = objects[made]
-    present = {objects.get(i) for lit in before for i in lit[1:] if i in objects and _real(before, i)}
-    arg_synsets = {objects.get(a) for a in step.args}
+    where = step.args[-1] if step.args else None
+    present = {objects.get(where)}  # what the acted-on object is and holds (a machine's, a pot's contents)
+    present |= {objects.get(lit[1]) for lit in before if lit[0] in ("inside", "ontop") and lit[2] == where}
+    present |= {objects.get(lit[2]) for lit in before if lit[0] in ("contains", "filled") and lit[1] == where}
+    if step.name == "COOK" and "water.n.06" in present:
+        present.add("cooked__water.n.01")  # water boils in the same COOK step (water.n.06-cooking)
     for rule in knowledge.producers().get(synset, ()):
         if not all(s in present for s, _ in rule.inputs):
             continue
@@ -153,7 +157,6 @@ def _explained(before, after, objects, step, made: str) -> bool:
         kinds = {"CUT": ("slice",), "DICE": ("dice", "dice_cooked")}.get(step.name, ())
         if any(knowledge.derivative(base, k) == synset for k in kinds):
             return True
-    del arg_synsets
     return False
 
 
@@ -196,9 +199,11 @@ def audit_step(before, after, objects, step) -> list[str]:
             out.append(f"transition: {inst} made with no bddl rule whose inputs were present")
         for rule in knowledge.rules("substance_watercooking"):
             if any(s == objects[inst] for s, _ in rule.outputs):
-                water = {i for i, s in objects.items() if s in ("cooked__water.n.01", "water.n.06")}
-                if not any(_real(before, w) for w in water):
-                    out.append(f"transition: {inst} water-cooked with no water")
+                pot = args[-1] if args else None
+                water = {lit[2] for lit in before if lit[0] in ("contains", "filled") and lit[1] == pot
+                         and objects.get(lit[2]) in ("cooked__water.n.01", "water.n.06")}
+                if not water:
+                    out.append(f"transition: {inst} water-cooked with no water in {pot}")
     return out
 
 

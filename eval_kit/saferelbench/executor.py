@@ -308,6 +308,8 @@ def _rule_inputs(state: State, world: World, rule: knowledge.Rule,
     chosen: dict[str, list[str]] = {}
     for synset, count in rule.inputs:
         present = by_synset.get(synset) or []
+        if not present and synset == knowledge.BOILING_WATER and rule.kind == "substance_watercooking":
+            present = by_synset.get(knowledge.WATER) or []  # the pot's water boils in this same COOK step
         if knowledge.is_substance(synset):
             if not present:
                 return None

@@ -196,6 +196,9 @@ def rules(kind: str) -> tuple[Rule, ...]:
     return tuple(out)
 
 
+WATER, BOILING_WATER = "water.n.06", "cooked__water.n.01"
+
+
 @cache
 def slice_count(synset: str) -> int:
     """How many pieces one cut of `synset` makes: the output count of bddl's slicing rule (2 for every rule
