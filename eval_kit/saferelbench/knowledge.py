@@ -168,6 +168,16 @@ class Rule:
     input_states: tuple[tuple[tuple[str, ...], str, bool], ...] = ()
     output_states: tuple[tuple[str, str, bool], ...] = ()
 
+    @property
+    def needs(self) -> frozenset[str]:
+        """The input synsets, as a set (a fast subset test against what a container holds)."""
+        return _needs(self.inputs)
+
+
+@cache
+def _needs(inputs: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    return frozenset(s for s, _ in inputs)
+
 
 def _states(raw: dict | None) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
     out = []
