@@ -232,6 +232,8 @@ def _bare_action(line: str, objects: Mapping[str, str] | None) -> tuple[Action |
     Returns (action or None, whether the line looks like an action: an upper-case action name, or a numbered /
     bulleted line starting with an action word). Every word after the name, stop words aside, must name an
     object (an instance or synset of the sample; without a sample, a synset-like `x.n.01_1`)."""
+    if len(line) > 300:  # a step is short; a long line is prose (and the bound keeps parsing linear)
+        return None, False
     body, decorated = _undecorated(line)
     words = _words(body.replace(":", " ").replace(",", " ").replace("=", " "))
     if not words or len(words) > 12:
