@@ -242,6 +242,12 @@ def holds_bulk(container: str, substance: str) -> bool:
 
 
 @cache
+def cookware() -> frozenset[str]:
+    """The containers bddl's heat_cook rules cook in (stockpot, saucepan, frying pan, cookie sheet...)."""
+    return frozenset(c for r in rules("heat_cook") for c in r.containers)
+
+
+@cache
 def producers() -> dict[str, tuple[Rule, ...]]:
     """output synset -> the rules that produce it (all kinds)."""
     out: dict[str, list[Rule]] = {}
