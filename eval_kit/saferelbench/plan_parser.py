@@ -384,10 +384,13 @@ class _Reader:
         if found:
             self._add(line, found, number)
             return
-        lowered = line.lower()
         if looks:
             self.current.lines.append((line, "unused"))
             return
+        if len(line) > 300:  # revision, recap and section headers are short lines
+            self.current.lines.append((line, "text"))
+            return
+        lowered = line.lower()
         if _has_word(lowered, _DRAFT_WORDS) and (lowered.rstrip().endswith(":") or "plan" in lowered) \
                 and not _starts_with_word(lowered, _RECAP_WORDS):
             self.new_draft()
