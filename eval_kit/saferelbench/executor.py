@@ -146,7 +146,14 @@ class World:
         return ability in self.abilities.get(obj, ())
 
     def instances_of(self, synset: str) -> list[str]:
-        return [i for i, s in self.objects.items() if s == synset]
+        return list(self._by_synset.get(synset, ()))
+
+    @cached_property
+    def _by_synset(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for inst, synset in self.objects.items():
+            out.setdefault(synset, []).append(inst)
+        return {k: tuple(v) for k, v in out.items()}
 
 
 class PreconditionError(Exception):
@@ -350,7 +357,12 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Iterabl
     of each output object (the activity's `future` instances; a substance becomes `real` and contained),
     with the rule's output states; it fires again while inputs and free outputs remain. True when one fired."""
     fired = False
-    by_synset: dict[str, list[str]] | None = None  # what the container holds, by synset (recomputed on firing)
+    by_synset: dict[str, list[str]] | None = {}  # what the container holds, by synset (recomputed on firing)
+    for inst in _contents(state, container):
+        by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
+    present = by_synset.keys()
+    rules = [r for r in rules if r.needs <= present or (r.kind == "substance_watercooking"
+                                                         and r.needs - {knowledge.BOILING_WATER} <= present)]
     for rule in rules:
         if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
             continue

@@ -113,6 +113,7 @@ def remover_condition(tool: str, substance: str) -> list | None:
     return params.get(key)
 
 
+@cache
 def source_substances(synset: str) -> dict[str, list]:
     """substance -> conditions for a particleSource or particleApplier (e.g. a sink emits water when on)."""
     out: dict[str, list] = {}
@@ -167,16 +168,10 @@ class Rule:
     # ((synsets, predicate, value), ...): "a" -> ((a,), "cooked", False); "a,b" -> ((a, b), "ontop", True)
     input_states: tuple[tuple[tuple[str, ...], str, bool], ...] = ()
     output_states: tuple[tuple[str, str, bool], ...] = ()
+    needs: frozenset[str] = frozenset()  # the input synsets, as a set (a fast subset test on a container)
 
-    @property
-    def needs(self) -> frozenset[str]:
-        """The input synsets, as a set (a fast subset test against what a container holds)."""
-        return _needs(self.inputs)
-
-
-@cache
-def _needs(inputs: tuple[tuple[str, int], ...]) -> frozenset[str]:
-    return frozenset(s for s, _ in inputs)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "needs", frozenset(s for s, _ in self.inputs))
 
 
 def _states(raw: dict | None) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
