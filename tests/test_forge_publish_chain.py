@@ -154,3 +154,20 @@ def test_stale_build_summary_and_moved_records_are_refused(chain: Path, tmp_path
                        "--out", tmp_path / "repo", "--image-root", chain)
     shutil.rmtree(copy)
     assert code == 0, out
+
+
+def test_score_and_leaderboard_show_the_editor(chain: Path, published: Path, tmp_path: Path) -> None:
+    records = [json.loads(x) for x in (chain / "records" / "records.jsonl").read_text().splitlines()]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"id": r["id"], "prediction": "straight"}) + "\n" for r in records))
+    out = _ok("score", "movsafebench", "--references", published, "--config", "default", "--predictions", preds,
+              "--json", "--bootstrap", "100")
+    result = json.loads(out)
+    assert result["dataset_editors"] == ["hazardkit/compositor"]
+    assert set(result["by_source"]) == {"roadpics"}  # the maintainer's source in the per-source breakdown
+    scores = tmp_path / "scores.json"
+    scores.write_text(json.dumps({**result, "model": "always-straight"}))
+    _ok("leaderboard", "add", scores, "--table", tmp_path / "t.parquet", "--config", "default")
+    _ok("leaderboard", "render", "--table", tmp_path / "t.parquet", "--out", tmp_path / "site")
+    md = (tmp_path / "site" / "leaderboard.md").read_text()
+    assert "| Revision | Editor |" in md and "hazardkit/compositor" in md
