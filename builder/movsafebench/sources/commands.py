@@ -106,8 +106,9 @@ def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_sk
 
 @sources.command("verify")
 @click.argument("manifest", type=click.Path(path_type=Path))
-@click.option("--root", "roots", multiple=True, required=True, metavar="DATASET=DIR",
-              help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset)")
+@click.option("--root", "roots", multiple=True, metavar="DATASET=DIR",
+              help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset); default: the "
+                   "root each manifest row recorded at scan time")
 def verify(manifest: Path, roots: tuple[str, ...]) -> None:
     """Check every image of MANIFEST exists, decodes and matches its sha256. Exit 2 when any does not."""
     from builder.movsafebench.sources.common import parse_roots
