@@ -228,11 +228,9 @@ def read_build(path: Path) -> dict[str, Any] | None:
     roots = info.get("image_roots", [])
     if not isinstance(roots, list) or not all(isinstance(r, str) and Path(r).is_absolute() for r in roots):
         raise BadInput("image_roots must be a list of absolute folders", path=build_path, field="image_roots")
-    missing = [r for r in roots if not Path(r).is_dir()]
-    if missing:
-        raise BadInput(f"recorded image root {missing[0]} is not a folder here", path=build_path,
-                       field="image_roots", fix="pass --image-root DIR naming the folder that now holds the images")
-    return info
+    # a root that is gone (the run moved with its records) only narrows where images may be read: an image
+    # that is then outside every allowed folder is refused naming --image-root
+    return {**info, "image_roots": [r for r in roots if Path(r).is_dir()]}
 
 
 def build_from_input(path: Path) -> dict[str, Any] | None:
