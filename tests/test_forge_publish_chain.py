@@ -71,6 +71,8 @@ def test_manifest_records_its_root_and_plan_needs_no_root(chain: Path) -> None:
     assert {r["dataset"] for r in rows} == {"roadpics"}
     plan = [json.loads(x) for x in (chain / "plans" / "plan.jsonl").read_text().splitlines()]
     assert plan and {j["source_benchmark"] for j in plan} == {"roadpics"}
+    assert "all 3 source images present and identical" in _ok("sources", "verify", chain / "manifests" /
+                                                               "sources.jsonl")
 
 
 def test_missing_image_names_the_root_flag(chain: Path, tmp_path: Path) -> None:

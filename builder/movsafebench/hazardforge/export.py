@@ -129,7 +129,8 @@ def run_records(run_dir: str | Path, scope: str = "edited", out_dir: str | Path 
             raise BadInput("run.json names no plan file", path=info_path, field="plan")
         plan = Path(info["plan"])
         if not plan.is_file():
-            raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path)
+            raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path,
+                           field="--scope", fix="restore the plan file, or export with --scope edited")
         seen: set[tuple[str, str]] = set()
         for _, job in read_plan(plan):
             key = (job["source_benchmark"], job["source_id"])
