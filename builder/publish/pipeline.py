@@ -209,7 +209,7 @@ def publish(
     confirmed = frozenset(confirmed)
     unknown = sorted(confirmed - set(publisher.confirmations))
     if unknown:
-        raise BadInput(f"{publisher.name} has no confirmation {unknown[0]!r}", field="--allow-*")
+        raise BadInput(f"{publisher.name} has no confirmation {unknown[0]!r}", field=f"--allow-{unknown[0]}")
     used: Counter = Counter()
     if publisher.needs_confirmation is not None:
         rows = _confirmed_rows(rows, publisher, config, confirmed, used)
