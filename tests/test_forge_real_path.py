@@ -87,10 +87,12 @@ def test_drivebench_questions_to_published_config(tmp_path: Path) -> None:
     hooded = {r["id"]: r["ego_hood"]["top"] for r in rows if r["ego_hood"]["top"] < H}
     assert len(hooded) == 2 and all(abs(top - 0.86 * H) <= 0.02 * H for top in hooded.values())
 
-    # the manifest's paths are relative to the nuScenes root: forge plan takes the same --root as verify
+    # the manifest's paths are relative to the nuScenes root, which the scan recorded: plan needs no --root
     plan = tmp_path / "work" / "plan.jsonl"
     code, out = invoke("forge", "plan", manifest, "--out", plan, "--json")
-    assert code == 2 and "source file" not in out and "not found" in out  # no root: the manifest's folder
+    assert code == 0, out
+    rows = [json.loads(line) for line in manifest.read_text().splitlines()]
+    assert {r["root"] for r in rows} == {str((tmp_path / "nuscenes").resolve())}
     code, out = invoke("forge", "plan", manifest, "--root", f"drivebench={tmp_path / 'nuscenes'}", "--out", plan,
                        "--json")
     assert code == 0, out
@@ -119,12 +121,15 @@ def test_drivebench_questions_to_published_config(tmp_path: Path) -> None:
     run.rename(moved)  # the export travels with its run
     code, out = invoke("publish", "movsafebench", "--config", "default", "--version", "0.1.0", "--input", moved,
                        "--out", tmp_path / "repo", "--date", "2026-12-01")
+    assert code == 2 and "--allow-compositor" in out, out  # compositor sprites outside demo: confirm it
+    code, out = invoke("publish", "movsafebench", "--config", "default", "--version", "0.1.0", "--input", moved,
+                       "--out", tmp_path / "repo", "--date", "2026-12-01", "--allow-compositor")
     assert code == 0, out
     ds = datasets.load_dataset(str(tmp_path / "repo"), "default", split="test")
     assert sorted(ds["id"]) == sorted(r["id"] for r in records)
     by_id = {r["id"]: r for r in records}
     for row in ds:
-        assert ds.features["source_benchmark"].int2str(row["source_benchmark"]) == "drivebench"
+        assert row["source_benchmark"] == "drivebench"
         assert row["object_box"] == by_id[row["id"]]["object_box"]
         for x0, y0, x1, y1 in row["object_box"]:
             assert 0 <= x0 < x1 <= W and 0 <= y0 < y1 <= H

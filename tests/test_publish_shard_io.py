@@ -103,9 +103,9 @@ def test_publish_reads_only_image_files_inside_the_input_folder(tmp_path: Path) 
     (inside / "loop.png").symlink_to(inside / "loop.png")
     (inside / "fake.png").write_bytes(b"root:x:0:0:root:/root:/bin/bash\n")  # right name, wrong bytes
     cases = {
-        inside / ".." / "secret.png": "leaves the input folder",
-        inside / "link.png": "leaves the input folder",
-        Path("/etc/passwd"): "leaves the input folder",
+        inside / ".." / "secret.png": "is outside the input folder",
+        inside / "link.png": "is outside the input folder",
+        Path("/etc/passwd"): "is outside the input folder",
         inside / "loop.png": "cannot read image",
         inside / "fake.png": "not a .png image",
     }

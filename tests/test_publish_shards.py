@@ -137,7 +137,8 @@ def test_writer_refuses_unsorted_or_duplicate_ids(tmp_path: Path, order: str) ->
         ({"scenario": "motion", "category": "cone", "answer": "left"}, "category"),  # cone cannot move
         ({"scenario": "motion", "category": "dog", "answer": "straight"}, "answer"),  # motion needs left/right
         ({"scenario": "no_edit", "category": "dog"}, "category"),
-        ({"source_benchmark": "kitti"}, "source_benchmark"),
+        ({"source_benchmark": "KITTI/../x"}, "source_benchmark"),  # any source, but an identifier
+        ({"source_benchmark": "kitti", "agent": None}, "agent"),  # a source the spec does not know needs an agent
         ({"agent": "robot", "source_benchmark": "drivebench"}, "agent"),
         ({"id": ""}, "id"),
         ({"image": None}, "image_path"),

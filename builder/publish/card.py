@@ -41,7 +41,7 @@ def _feature_kind(feature: Any) -> str:
     if isinstance(feature, datasets.ClassLabel):
         return "class label: " + ", ".join(f"`{n}`" for n in feature.names)
     if isinstance(feature, datasets.Image):
-        return "image (encoded bytes as produced)"
+        return "image (encoded bytes; the storage of each config is stated under how the data were built)"
     if isinstance(feature, datasets.Value):
         return feature.dtype
     return type(feature).__name__
@@ -161,25 +161,105 @@ def card_template(publisher: Publisher):
     return _environment().get_template(publisher.template)
 
 
+def _sources(publisher: Publisher, s: ConfigStats, facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per source of the config: counts measured from the shards, and the licence as given (the publisher's
+    own text for the sources it knows, else what the maintainer stated with --source-licence)."""
+    known = {d.id: d for d in publisher.sources if d.id}
+    given = facts.get("source_licences") or {}
+    names = publisher.extra.get("source_names", {})
+    out = []
+    for name, info in s.sources.items():
+        scenarios = info.get("scenarios", {})
+        no_edit = scenarios.get("no_edit", 0)
+        if name in given:
+            licence, by = given[name], "as stated by the maintainer (--source-licence)"
+        elif name in known:
+            licence, by = known[name].licence, "this project's record of that source"
+        else:
+            licence, by = "not stated", "no licence was given for this source (--source-licence)"
+        out.append({"id": name, "name": names.get(name, name), "images": info["images"], "rows": info["rows"],
+                    "edited": info["rows"] - no_edit, "no_edit": no_edit,
+                    "agents": ", ".join(f"{a} ({n})" for a, n in info.get("agents", {}).items()),
+                    "licence": licence, "licence_by": by})
+    return out
+
+
+def _acceptance(publisher: Publisher, build: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The run's acceptance per scenario x category (accepted / finished jobs) as a table, from build.json."""
+    cells = (build or {}).get("acceptance")
+    if not isinstance(cells, dict) or not cells:
+        return None
+    features = publisher.features()
+    row_name, col_name = publisher.crosstab or ("scenario", "category")
+    order_r = [r for r in getattr(features.get(row_name), "names", sorted(cells)) if r in cells]
+    used = {c for v in cells.values() if isinstance(v, dict) for c in v}
+    order_c = [c for c in getattr(features.get(col_name), "names", sorted(used)) if c in used]
+    rows, totals = [], {"accepted": 0, "finished": 0}
+    for r in order_r:
+        row_cells, acc, fin = [], 0, 0
+        for c in order_c:
+            v = cells[r].get(c) if isinstance(cells[r], dict) else None
+            if not v:
+                row_cells.append("-")
+                continue
+            a = int(v.get("accepted", 0))
+            n = a + int(v.get("rejected", 0)) + int(v.get("failed", 0))
+            acc, fin = acc + a, fin + n
+            row_cells.append(f"{a}/{n}")
+        totals["accepted"] += acc
+        totals["finished"] += fin
+        rows.append({"name": r, "cells": row_cells, "accepted": acc, "finished": fin,
+                     "rate": f"{100 * acc / fin:.1f}%" if fin else "-"})
+    rate = f"{100 * totals['accepted'] / totals['finished']:.1f}%" if totals["finished"] else "-"
+    return {"columns": order_c, "rows": rows, **totals, "rate": rate}
+
+
+def _storage(facts: dict[str, Any]) -> dict[str, Any] | None:
+    storage = facts.get("storage")
+    if not isinstance(storage, dict):
+        return None
+    groups = []
+    for name, g in (storage.get("groups") or {}).items():
+        rows = max(1, int(g.get("rows", 0)))
+        groups.append({"name": name, "rows": g.get("rows", 0),
+                       "formats": ", ".join(f"{f} {n}" for f, n in (g.get("formats") or {}).items()),
+                       "reencoded": g.get("reencoded", 0),
+                       "bytes_in": _human_size(int(g.get("bytes_in", 0))),
+                       "bytes_out": _human_size(int(g.get("bytes_out", 0))),
+                       "per_image_in": _human_size(int(g.get("bytes_in", 0)) // rows),
+                       "per_image_out": _human_size(int(g.get("bytes_out", 0)) // rows)})
+    return {"description": storage.get("description", ""), "storage": storage.get("storage"),
+            "max_pixels": f"{int(storage.get('max_pixels', 0)):,}", "groups": groups}
+
+
 def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str, repo_id: str | None,
-                history: list[dict[str, str]], build_info: dict[str, Any] | None, repo_dir: Path) -> str:
-    """The Markdown body from the package template, the measured statistics and the release history."""
+                history: list[dict[str, str]], build_info: dict[str, Any] | None, repo_dir: Path,
+                config_facts: dict[str, dict[str, Any]] | None = None) -> str:
+    """The Markdown body from the package template, the measured statistics and the release history.
+
+    `config_facts` holds, per config, what its publish recorded about the build (storage of images, the
+    build summary of the input, confirmations, licences given); counts always come from the shards."""
     compiled = card_template(publisher)
     configs = []
+    special = set(publisher.extra.get("compositor_editors", ()))
     for s in stats:
         fig = figure_path(s.config)
+        facts = (config_facts or {}).get(s.config) or {}
+        provenance = [{k: (None if v == "(none)" else v) for k, v in p.items()} for p in s.provenance]
+        edited_rows = [p for p in provenance if p.get("editor")]
+        checkers = sorted({p["checker"] for p in edited_rows if p.get("checker")})
         configs.append({
             "config": s.config, "num_rows": s.num_rows, "files": s.files, "size_text": _human_size(s.num_bytes),
             "is_demo": s.config in publisher.demo_configs, "table": _table(publisher, s), "counts": s.counts,
             "editors": s.editors, "figure": fig if (repo_dir / fig).exists() else None,
+            "provenance": edited_rows, "edited_rows": sum(p["rows"] for p in edited_rows),
+            "compositor_rows": sum(p["rows"] for p in edited_rows if p.get("editor") in special),
+            "checkers": checkers, "sources": _sources(publisher, s, facts),
+            "acceptance": _acceptance(publisher, facts.get("build")), "build": facts.get("build") or {},
+            "storage": _storage(facts), "confirmed": facts.get("confirmed") or {},
+            "notes": facts.get("notes") or "",
         })
-    build = {"models": [], "acceptance_rates": {}, "notes": ""}
-    for key, value in (build_info or {}).items():
-        build[key] = value
-    build["acceptance_rates"] = {
-        k: (f"{100 * v:.1f}%" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
-        for k, v in dict(build.get("acceptance_rates") or {}).items()
-    }
+    build = {"notes": str((build_info or {}).get("notes") or "")}  # the maintainer's words, marked as such
     features = publisher.features()
     fields = [(name, _feature_kind(feat)) for name, feat in features.items()]
     from eval_kit import registry
@@ -188,8 +268,11 @@ def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str,
     # the usage lines name the Hub id the release goes to: --repo-id, else the registry's
     hub_id = repo_id or (bench.hub_id if bench else "") or publisher.name
     cli_name = bench.cli_name if bench else publisher.name
+    used_sources = sorted({src["id"] for c in configs for src in c["sources"]})
+    known_sources = sorted(d.id for d in publisher.sources if d.id)
     return compiled.render(p=publisher, configs=configs, version=version, repo_id=repo_id, history=history,
-                           build=build, fields=fields, hub_id=hub_id, cli_name=cli_name)
+                           build=build, fields=fields, hub_id=hub_id, cli_name=cli_name,
+                           used_sources=used_sources, known_sources=known_sources)
 
 
 def render_card(publisher: Publisher, stats: list[ConfigStats], **kwargs: Any) -> tuple[str, dict[str, Any]]:

@@ -31,15 +31,30 @@ from eval_kit.errors import BadInput
 @click.option("--notes", default=None, help="Release note for the changelog (default: what was published).")
 @click.option("--date", default=None, help="Release date YYYY-MM-DD (default: today, UTC).")
 @click.option("--build-info", type=click.Path(path_type=Path), default=None,
-              help="JSON with build provenance for the card: models [{role, name, revision}], "
-                   "acceptance_rates {stage: fraction}, notes.")
+              help='JSON {"notes": "..."}: the maintainer\'s note for the card (marked as such). Models, revisions '
+                   "and acceptance rates are computed from the rows and the forge export's build.json.")
+@click.option("--image-format", type=click.Choice(["jpeg", "webp-lossless", "as-is"]), default="jpeg",
+              show_default=True, help="How edited images (lossless PNG from forge run) are stored: high-quality "
+                                      "JPEG, lossless WebP, or the bytes as produced. Recorded in the card.")
+@click.option("--jpeg-quality", type=click.IntRange(1, 100), default=95, show_default=True,
+              help="JPEG quality for --image-format jpeg (4:4:4, no chroma subsampling).")
+@click.option("--max-image-pixels", type=click.IntRange(min=1), default=64_000_000, show_default=True,
+              help="Largest image publish decodes; bigger ones (decompression bombs) are refused.")
+@click.option("--allow-compositor", is_flag=True,
+              help="MovSafeBench: confirm publishing CPU-compositor rows (synthetic sprites, for testing the "
+                   "pipeline) under a config other than demo; recorded in the card.")
+@click.option("--source-licence", "source_licences", multiple=True, metavar="NAME=TEXT",
+              help="The licence of a source the publisher does not know, as you state it (e.g. "
+                   "udacity=MIT); shown in the card. Repeatable.")
 @click.option("--allow-source", "allowed_sources", multiple=True,
               help="Confirm that this source's licence allows redistributing its unedited images "
                    "(MovSafeBench: drivebench is allowed; sa_bench needs this flag). Repeatable.")
 @click.option("--push", is_flag=True, help="Upload and tag on the Hub (default: dry run printing the plan).")
 def publish_command(benchmark: str, version: str, repo_id: str | None, config: str, input_path: Path | None,
                     image_root: Path | None, out: Path | None, max_shard_mb: float, notes: str | None, date: str | None,
-                    build_info: Path | None, allowed_sources: tuple[str, ...], push: bool) -> None:
+                    build_info: Path | None, image_format: str, jpeg_quality: int, max_image_pixels: int,
+                    allow_compositor: bool, source_licences: tuple[str, ...], allowed_sources: tuple[str, ...],
+                    push: bool) -> None:
     """Publish BENCHMARK's CONFIG as Parquet shards with its dataset card, croissant.json and release manifest.
 
     Always rebuilds the local dataset folder; without --push it only prints what would be uploaded.
@@ -47,7 +62,8 @@ def publish_command(benchmark: str, version: str, repo_id: str | None, config: s
     """
     import datetime as dt
 
-    from builder.publish.pipeline import load_build_info, publish
+    from builder.publish.image_check import ImagePolicy
+    from builder.publish.pipeline import load_build_info, parse_source_licences, publish
 
     if date is not None:
         try:
@@ -58,6 +74,8 @@ def publish_command(benchmark: str, version: str, repo_id: str | None, config: s
         benchmark, version=version, config=config, input_path=input_path, out=out, repo_id=repo_id, notes=notes,
         date=date, build_info=load_build_info(build_info), max_shard_bytes=int(max_shard_mb * 2**20), push=push,
         allowed_sources=allowed_sources, image_root=image_root,
+        image_policy=ImagePolicy(image_format, jpeg_quality, max_image_pixels),
+        confirmed=("compositor",) if allow_compositor else (), source_licences=parse_source_licences(source_licences),
         progress=True,
     )
     rows = sum(s.num_rows for s in result.shards)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from builder.publish import card as card_mod
 from builder.publish import release
 from builder.publish.croissant import CROISSANT_FILENAME, build_croissant, structural_problems
 from builder.publish.guards import image_columns, refuse_image_files, refuse_images_if_annotations_only
+from builder.publish.image_check import ImagePolicy, StorageReport, checked_images
 from builder.publish.publishers import Publisher, get_publisher, local_paths
 from builder.publish.shards import (
     DEFAULT_MAX_SHARD_BYTES,
@@ -54,7 +56,10 @@ class PublishResult:
 
 
 def load_build_info(path: str | Path | None) -> dict[str, Any] | None:
-    """Build provenance for the card: {"models": [{role, name, revision}], "acceptance_rates": {...}, "notes"}."""
+    """The maintainer's notes for the card's "how the data were built": {"notes": "..."}.
+
+    Facts about the build (models, revisions, acceptance rates) are never taken from a hand-written file:
+    the card computes them from the rows and from the build summary `forge export` writes (build.json)."""
     if path is None:
         return None
     from eval_kit.strictjson import read_json
@@ -62,11 +67,28 @@ def load_build_info(path: str | Path | None) -> dict[str, Any] | None:
     info = read_json(Path(path), max_bytes=2**20)
     if not isinstance(info, dict):
         raise BadInput("expected a JSON object", path=path)
-    if not isinstance(info.get("models", []), list):
-        raise BadInput("`models` must be a list of {role, name, revision}", path=path, field="models")
-    if not isinstance(info.get("acceptance_rates", {}), dict):
-        raise BadInput("`acceptance_rates` must map a stage to a fraction", path=path, field="acceptance_rates")
+    claimed = sorted(k for k in info if k != "notes")
+    if claimed:
+        raise BadInput(f"--build-info may hold only `notes`, not {', '.join(claimed)}", path=path, field=claimed[0],
+                       fix="models, revisions and acceptance rates are computed from the build: publish the folder "
+                           "`hazardkit forge export` wrote (its build.json)")
+    if not isinstance(info.get("notes", ""), str):
+        raise BadInput("`notes` must be a string", path=path, field="notes")
     return info
+
+
+def parse_source_licences(items: Iterable[str]) -> dict[str, str]:
+    """`--source-licence NAME=TEXT` options as {source: licence text as the maintainer gives it}."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name or not text.strip():
+            raise BadInput(f"--source-licence {item!r} is not NAME=TEXT", field="--source-licence",
+                           fix='e.g. --source-licence udacity="MIT (https://github.com/udacity/self-driving-car)"')
+        if len(text) > 500 or any(ord(c) < 32 for c in text):
+            raise BadInput(f"--source-licence {name}: one line of at most 500 characters", field="--source-licence")
+        out[name] = text.strip()
+    return out
 
 
 DEMO_WORK_DIR = Path("out") / "demo" / "forge"
@@ -105,6 +127,22 @@ def _checked_rows(rows: Iterable[dict[str, Any]], publisher: Publisher, config: 
         yield row
 
 
+def _confirmed_rows(rows: Iterable[dict[str, Any]], publisher: Publisher, config: str, confirmed: frozenset[str],
+                    used: Counter) -> Iterator[dict[str, Any]]:
+    """Count the rows that need an explicit confirmation; outside demo configs refuse one not given."""
+    demo = config in publisher.demo_configs
+    for row in rows:
+        need = publisher.needs_confirmation(config, row)
+        if need is not None:
+            if not demo and need not in confirmed:
+                flag, why = publisher.confirmations[need]
+                raise BadInput(f"id {row.get('id')!r}: {why}; config {config!r} is not a demo config",
+                               field=flag, fix=f"publish it as --config demo, or pass {flag} to publish it under "
+                                               f"{config!r} (recorded in the card)")
+            used[need] += 1
+        yield row
+
+
 def publish(
     benchmark: str | Publisher,
     *,
@@ -123,8 +161,16 @@ def publish(
     api: Any | None = None,
     progress: bool = False,
     image_root: str | Path | None = None,
+    image_policy: ImagePolicy | None = None,
+    confirmed: Iterable[str] = (),
+    source_licences: dict[str, str] | None = None,
 ) -> PublishResult:
-    """Publish one config of a benchmark into its dataset folder and (with `push`) release it on the Hub."""
+    """Publish one config of a benchmark into its dataset folder and (with `push`) release it on the Hub.
+
+    Every image is decoded within `image_policy.max_pixels` (bombs and undecodable files are refused naming
+    the row) and stored as the policy says; `confirmed` names the explicit confirmations given (e.g.
+    "compositor"); `source_licences` the licences the maintainer states for sources the publisher does not
+    know. What was stored, confirmed and stated is recorded per config in the release manifest."""
     publisher = benchmark if isinstance(benchmark, Publisher) else get_publisher(benchmark)
     release.parse_version(version)
     if not config or not config.replace("_", "").replace("-", "").isalnum():
@@ -148,6 +194,8 @@ def publish(
     previous = release.load_manifest(repo_dir) or {}
     # refuse an out-of-order version before anything on disk changes
     release.updated_history(previous.get("history", []), version, date, "")
+    if rows is None and input_path is None and config in publisher.demo_configs and publisher.demo_build:
+        input_path = publisher.demo_build(DEMO_WORK_DIR)
     if rows is None:
         if input_path is not None:
             rows = _rows_from_input(publisher, Path(input_path), image_root)
@@ -158,6 +206,22 @@ def publish(
                            fix="pass --input (records JSON Lines or a folder with records.jsonl)")
     if publisher.check_row is not None and config not in publisher.demo_configs:
         rows = _checked_rows(rows, publisher, config, frozenset(allowed_sources))
+    confirmed = frozenset(confirmed)
+    unknown = sorted(confirmed - set(publisher.confirmations))
+    if unknown:
+        raise BadInput(f"{publisher.name} has no confirmation {unknown[0]!r}", field=f"--allow-{unknown[0]}")
+    used: Counter = Counter()
+    if publisher.needs_confirmation is not None:
+        rows = _confirmed_rows(rows, publisher, config, confirmed, used)
+    build = None
+    if publisher.build_from_input is not None and input_path is not None:
+        build = publisher.build_from_input(Path(input_path))
+    policy = image_policy or ImagePolicy()
+    storage = StorageReport(policy)
+    if image_columns(features):
+        rows = checked_images(rows, policy, storage, image_column=image_columns(features)[0],
+                              group=publisher.image_group or (lambda row: "all"),
+                              reencode=publisher.reencode_image or (lambda row: False))
     attachments: dict[str, Path] = {}
     if publisher.attachments is not None:
         source = Path(input_path) if input_path is not None else publisher.demo_input
@@ -186,13 +250,23 @@ def publish(
             if tap is not None:
                 atomic_write_bytes(stage / card_mod.figure_path(config), tap.grid(), durable=False)
 
-        stats = [measure_config(stage, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns)
+        stats = [measure_config(stage, c, crosstab=publisher.crosstab, count_columns=publisher.count_columns,
+                                source_columns=publisher.source_columns)
                  for c in published_configs(stage, publisher.local_configs)]
         this = next(s for s in stats if s.config == config)
         notes = notes or f"config `{config}`: {this.num_rows} rows in {len(this.files)} file(s)"
         history = release.updated_history(previous.get("history", []), version, date, notes)
+        # what this publish knows about how the config was built; other configs keep what their publish recorded
+        facts = {"storage": storage.to_dict() if image_columns(features) else None, "build": build,
+                 "confirmed": {name: {"flag": publisher.confirmations[name][0], "rows": n}
+                               for name, n in sorted(used.items()) if name in confirmed},
+                 "needs_confirmation": dict(sorted(used.items())),
+                 "source_licences": dict(sorted((source_licences or {}).items())),
+                 "notes": (build_info or {}).get("notes", "")}
+        config_facts = {c: (v.get("build_facts") or {}) for c, v in (previous.get("configs") or {}).items()}
+        config_facts[config] = facts
         text, header = card_mod.render_card(publisher, stats, version=version, repo_id=repo_id, history=history,
-                                            build_info=build_info, repo_dir=stage)
+                                            build_info=build_info, repo_dir=stage, config_facts=config_facts)
         atomic_write_text(stage / card_mod.CARD_FILENAME, text, durable=False)
 
         hashes = {s.path: s.sha256 for s in shards}  # hashed while written; other configs are read once here
@@ -204,7 +278,8 @@ def publish(
         doc = build_croissant(stage, publisher, version=version, repo_id=repo_id, hashes=hashes, date=date)
         atomic_write_json(stage / CROISSANT_FILENAME, doc, durable=False)
         release.write_notes(stage, publisher.pretty_name, history)
-        config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256} for s in stats}
+        config_ids = {s.config: {"num_rows": s.num_rows, "ids_sha256": s.ids_sha256,
+                                 "build_facts": config_facts.get(s.config) or {}} for s in stats}
         release.write_manifest(stage, benchmark=publisher.name, version=version, date=date, repo_id=repo_id,
                                history=history, known_hashes=hashes, configs=config_ids, exclude=local)
         refuse_image_files(publisher.name, stage, release.release_files(stage, local),  # and once more at the end

@@ -26,6 +26,7 @@ class SourceDataset:
     licence: str
     attribution: str
     note: str = ""
+    id: str = ""  # the identifier rows use (MovSafeBench `source_benchmark`), when the source has one
 
 
 @dataclass
@@ -65,11 +66,29 @@ class Publisher:
     demo_input: Path | None = None
     # demo_rows(work_dir) -> rows, for a demo config built by a generator instead of read from an input
     demo_rows: Callable[[Path], Iterable[dict[str, Any]]] | None = None
+    # demo_build(work_dir) -> an input path for a demo config built by a generator (MovSafeBench: the demo
+    # forge run exported); read like any --input, so the demo card states its build like a real one
+    demo_build: Callable[[Path], Path] | None = None
     # attachments(config, input_path) -> {path in the repo: source file}: files published beside the
     # shards (BD-HazardVLM: the image manifest); copied before the card, listed in Croissant and the manifest
     attachments: Callable[[str, Path | None], dict[str, Path]] | None = None
     # check_row(config, row, allowed_sources) raises BadInput for a row that may not go into that config
     check_row: Callable[[str, dict[str, Any], frozenset[str]], None] | None = None
+    # explicit confirmations a release may need: name -> (the CLI flag that gives it, why a row needs it)
+    # (MovSafeBench: "compositor" -> "--allow-compositor"); needs_confirmation(config, row) names the one a row
+    # needs (None: none). Outside demo configs a row that needs one not given is refused naming the flag;
+    # the ones used are recorded in the release manifest and the card.
+    confirmations: dict[str, tuple[str, str]] = field(default_factory=dict)
+    needs_confirmation: Callable[[str, dict[str, Any]], str | None] | None = None
+    # (benchmark column, source id column, agent column): the card counts rows and distinct source images
+    # per source from the shards
+    source_columns: tuple[str, str, str] | None = None
+    # build_from_input(input_path) -> the build summary published with the input (MovSafeBench: the
+    # build.json `forge export` writes beside records.jsonl), or None; recorded in the release manifest
+    build_from_input: Callable[[Path], dict[str, Any] | None] | None = None
+    # images: the storage group of a row (e.g. edited / no_edit) and whether its image may be re-encoded
+    image_group: Callable[[dict[str, Any]], str] | None = None
+    reencode_image: Callable[[dict[str, Any]], bool] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -15,6 +15,7 @@ import hashlib
 import os
 import stat
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,12 +48,14 @@ class ImageFile:
 
     @classmethod
     def at(cls, path: str | Path, where: str = "", field: str = "image_path", *,
-           root: str | Path | None = None) -> ImageFile:
+           root: str | Path | Sequence[str | Path] | None = None) -> ImageFile:
         """Stat `path` now: a missing or unreadable file is bad input before anything is written.
 
         Only image files are published: the file must be a regular file whose name and first bytes are of
-        a declared image format (IMAGE_FORMATS), and with `root` (the input folder) it must lie inside that
-        folder once symlinks are resolved, so a record cannot smuggle `/etc/passwd` or `../../x` into a shard.
+        a declared image format (IMAGE_FORMATS), and with `root` (the input folder, or several allowed
+        folders: the input folder and the image roots a forge export recorded) it must lie inside one of
+        them once symlinks are resolved, so a record cannot smuggle `/etc/passwd` or `../../x` into a shard.
+        Whether the bytes decode is checked later, by `image_check` (publish decodes every image).
         """
         prefix = f"{where}: " if where else ""
         path = Path(path)
@@ -61,10 +64,15 @@ class ImageFile:
             info = resolved.stat()
         except (OSError, RuntimeError, ValueError) as exc:  # missing, symlink loop, NUL in the name
             reason = getattr(exc, "strerror", None) or type(exc).__name__
-            raise BadInput(f"{prefix}cannot read image ({reason})", path=path, field=field) from None
-        if root is not None and not resolved.is_relative_to(Path(root).resolve()):
-            raise BadInput(f"{prefix}image path leaves the input folder", path=path, field=field,
-                           fix="keep images inside the folder of the records file")
+            raise BadInput(f"{prefix}cannot read image ({reason})", path=path, field=field,
+                           fix="keep the image where the records file says, or pass --image-root DIR") from None
+        roots = [] if root is None else [root] if isinstance(root, (str, Path)) else list(root)
+        if roots and not any(resolved.is_relative_to(Path(r).resolve()) for r in roots):
+            what = "the input folder" if len(roots) == 1 else "the input folder and the recorded image roots"
+            raise BadInput(f"{prefix}image path is outside {what} ({', '.join(str(r) for r in roots)})",
+                           path=path, field=field,
+                           fix="pass --image-root DIR naming a folder that holds the images, or keep them "
+                               "inside the records file's folder")
         if not stat.S_ISREG(info.st_mode):
             raise BadInput(f"{prefix}not a regular file", path=path, field=field)
         if resolved.suffix.lower() not in IMAGE_FORMATS:

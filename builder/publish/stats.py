@@ -23,11 +23,16 @@ class ConfigStats:
     crosstab: dict[str, dict[str, int]] = field(default_factory=dict)  # row value -> column value -> n
     editors: dict[str, int] = field(default_factory=dict)  # "editor @ revision" -> n
     ids_sha256: str = ""  # sha256 of the ids joined by newlines, in file order: tells whether ids changed
+    # rows per (editor, editor_revision, checker, checker_revision), as a list of dicts with `rows`
+    provenance: list[dict[str, Any]] = field(default_factory=list)
+    # source -> {rows, images (distinct source ids), agents {agent: rows}, scenarios {scenario: rows}}
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "config": self.config, "num_rows": self.num_rows, "num_bytes": self.num_bytes, "files": self.files,
             "counts": self.counts, "crosstab": self.crosstab, "editors": self.editors, "ids_sha256": self.ids_sha256,
+            "provenance": self.provenance, "sources": self.sources,
         }
 
 
@@ -40,18 +45,28 @@ def label_text(value: Any, names: list[str] | tuple[str, ...] | None) -> str:
     return str(value)
 
 
+PROVENANCE_COLUMNS = ("editor", "editor_revision", "checker", "checker_revision")
+
+
 def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, str] | None = None,
-                   count_columns: tuple[str, ...] = ()) -> ConfigStats:
-    """Read the non-image columns of a config's shards and count what the card reports."""
+                   count_columns: tuple[str, ...] = (),
+                   source_columns: tuple[str, str, str] | None = None) -> ConfigStats:
+    """Read the non-image columns of a config's shards and count what the card reports: every number the
+    card states about the rows (sources, editors and checkers per row, counts) comes from here."""
     from eval_kit.parquet import class_label_names, open_parquet
 
     repo_dir = Path(repo_dir)
     files = config_shards(repo_dir, config)
-    wanted = set(count_columns) | set(crosstab or ()) | {"id", "editor", "editor_revision"}
+    wanted = (set(count_columns) | set(crosstab or ()) | {"id", *PROVENANCE_COLUMNS} | set(source_columns or ())
+              | {"scenario"})
     ids_digest = hashlib.sha256()
     counts: dict[str, Counter] = {c: Counter() for c in count_columns}
     cross: dict[str, Counter] = {}
     editors: Counter = Counter()
+    provenance: Counter = Counter()
+    source_rows: dict[str, Counter] = {}
+    source_ids: dict[str, set] = {}
+    source_agents: dict[str, Counter] = {}
     num_rows = 0
     for file in files:
         pf = open_parquet(file)
@@ -74,6 +89,17 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
             for e, rev in zip(data["editor"], revisions, strict=True):
                 if e != "(none)":
                     editors[f"{e} @ {rev}"] += 1
+        n = table.num_rows
+        if any(c in data for c in PROVENANCE_COLUMNS):
+            cols = [data.get(c, ["(none)"] * n) for c in PROVENANCE_COLUMNS]
+            provenance.update(zip(*cols, strict=True))
+        if source_columns and source_columns[0] in data:
+            bench, sid, agent = (data.get(c, ["(none)"] * n) for c in source_columns)
+            scen = data.get("scenario", ["(none)"] * n)
+            for b, i, a, sc in zip(bench, sid, agent, scen, strict=True):
+                source_rows.setdefault(b, Counter())[sc] += 1
+                source_ids.setdefault(b, set()).add(i)
+                source_agents.setdefault(b, Counter())[a] += 1
     return ConfigStats(
         config=config,
         num_rows=num_rows,
@@ -83,6 +109,10 @@ def measure_config(repo_dir: str | Path, config: str, *, crosstab: tuple[str, st
         crosstab={r: dict(v) for r, v in cross.items()},
         editors=dict(sorted(editors.items())),
         ids_sha256=ids_digest.hexdigest(),
+        provenance=[{**dict(zip(PROVENANCE_COLUMNS, key, strict=True)), "rows": v}
+                    for key, v in sorted(provenance.items())],
+        sources={b: {"rows": sum(c.values()), "images": len(source_ids[b]), "scenarios": dict(sorted(c.items())),
+                     "agents": dict(sorted(source_agents[b].items()))} for b, c in sorted(source_rows.items())},
     )
 
 

@@ -43,6 +43,14 @@ def _values(result: dict[str, Any], key: str, metric: str | None = None) -> dict
     return {k: v.get(metric) if isinstance(v, dict) else None for k, v in values.items()}
 
 
+def _editors(result: dict[str, Any]) -> str:
+    """The editors of the scored dataset's edited images (`dataset_editors` of the score), as one cell."""
+    editors = result.get("dataset_editors")
+    if not isinstance(editors, list) or not editors:
+        return "not recorded"
+    return ", ".join(str(e)[:60] for e in editors[:4]) + (" ..." if len(editors) > 4 else "")
+
+
 def _breakdown_keys(results: list[dict[str, Any]], key: str, order: tuple[str, ...]) -> list[str]:
     present = {k for res in results for k in _values(res, key)}
     return [k for k in order if k in present] + sorted(present - set(order))
@@ -152,13 +160,13 @@ def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True) -> list[
         labels = _labels(brows)
         head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
                 *(title for _, title in board.columns), *(title for _, title in board.counters),
-                "Config", "Dataset version", "Revision"]
+                "Config", "Dataset version", "Revision", "Editor"]
         rank = ranks([r["headline"] for r in brows])
         main = [[rank[i], label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
                  str(r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
                  *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters),
                  r.get("config") or "unknown", r.get("dataset_version") or "local (unreleased)",
-                 r.get("dataset_revision") or "unknown"]
+                 r.get("dataset_revision") or "unknown", _editors(res)]
                 for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
         if any(r.get("link") for r in brows):  # submitted through the app: the model's link, as text
             head.append("Link")

@@ -44,6 +44,7 @@ def prepare(columns: dict[str, list[Any] | None]) -> dict[str, list[Any] | None]
                       if columns.get("scenarios") is not None else None),
         "categories": (decode_labels(columns["categories"], spec.CATEGORIES, field="categories", allow_none=True)
                        if columns.get("categories") is not None else None),
+        # names as given (an open set); integers are the ClassLabel of releases before sources were open
         "source_benchmarks": (decode_labels(columns["source_benchmarks"], spec.SOURCE_BENCHMARKS,
                                             field="source_benchmarks")
                               if columns.get("source_benchmarks") is not None else None),

@@ -35,8 +35,8 @@ def _draw(console, result: dict[str, Any]) -> None:
     console.print(t4)
 
     t5 = Table(title="Accuracy by source benchmark (%, paper table 5; edited images)")
-    sources = [s for s in spec.SOURCE_BENCHMARKS if s in spec.REAL_SOURCE_BENCHMARKS or s in result["by_source"]]
-    for name in [*(spec.PAPER_SOURCE_NAMES[s] for s in sources), "Overall"]:
+    sources = spec.source_order([*spec.REAL_SOURCE_BENCHMARKS, *result["by_source"]])  # and any other present
+    for name in [*(spec.source_display_name(s) for s in sources), "Overall"]:
         t5.add_column(name, justify="right")
     t5.add_row(*[pct(result["by_source"].get(s)) for s in sources], pct(result["accuracy"]))
     console.print(t5)

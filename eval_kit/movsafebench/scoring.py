@@ -46,6 +46,20 @@ def _codes(values: Sequence[Any], space: Sequence[str], name: str, *, allow_none
     return mapping[codes]  # code -1 picks the trailing -1
 
 
+def _source_space(values: Sequence[Any]) -> tuple[str, ...]:
+    """The source benchmarks present, in report order (paper sources first). Sources are an open set of
+    identifiers (`spec.SOURCE_BENCHMARK_PATTERN`); anything else is a ValueError naming it."""
+    try:
+        _, distinct = _dictionary(values)
+    except (TypeError, ValueError) as exc:  # pyarrow: non-string values
+        raise ValueError(f"source_benchmark must be strings ({exc})") from None
+    bad = [v for v in distinct if v is not None and not spec.is_source_benchmark(v)]
+    if bad:
+        raise ValueError(f"source_benchmark {bad[0]!r} is not a source identifier "
+                         f"(lower-case letters, digits and _, 2-40 characters, starting with a letter)")
+    return spec.source_order(distinct)
+
+
 def _grouped_accuracy(correct: np.ndarray, codes: np.ndarray, space: Sequence[str]) -> tuple[dict, dict]:
     """Accuracy and support per label of `space`, only for labels that occur."""
     valid = codes >= 0
@@ -87,7 +101,8 @@ def compute_scores(
     pred = _codes(predictions, spec.ANSWERS, "prediction", allow_none=True)
     scen = _codes(scenarios, spec.SCENARIOS, "scenario") if scenarios is not None else None
     cat = _codes(categories, spec.CATEGORIES, "category", allow_none=True) if categories is not None else None
-    src = (_codes(source_benchmarks, spec.SOURCE_BENCHMARKS, "source_benchmark") if source_benchmarks is not None
+    src_space = _source_space(source_benchmarks) if source_benchmarks is not None else ()
+    src = (_codes(source_benchmarks, src_space, "source_benchmark") if source_benchmarks is not None
            else np.zeros(n, dtype=np.int16))
 
     correct = (pred == truth).astype(np.float64)
@@ -105,7 +120,7 @@ def compute_scores(
         group_code = np.where(cat[edited] >= 0, np.isin(cat[edited], [spec.CATEGORIES.index(c)
                                                                     for c in spec.ANOMALOUS_CATEGORIES]), -1)
         by_group, n_group = _grouped_accuracy(c_e, group_code.astype(np.int16), spec.CATEGORY_GROUPS)
-    by_source, n_source = (_grouped_accuracy(c_e, src[edited], spec.SOURCE_BENCHMARKS)
+    by_source, n_source = (_grouped_accuracy(c_e, src[edited], src_space)
                            if source_benchmarks is not None else ({}, {}))
 
     pred_col = np.where(pred < 0, _UNPARSED, pred)

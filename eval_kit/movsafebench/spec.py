@@ -58,16 +58,38 @@ SCENARIO_GROUND_TRUTHS: dict[str, tuple[str, ...]] = {
     "distance": ANSWERS,
 }
 
-# The paper's two sources, then `synthetic`: procedurally rendered scenes (builder/sources/synthetic.py) that
-# only demo configs use, so a demo row never claims to come from a real benchmark.
+# Source benchmarks are an OPEN set: a maintainer names their own source (`sources scan folder --dataset NAME`)
+# and the name flows to the rows, the card and every per-source breakdown. A name is a lower-case identifier
+# (SOURCE_BENCHMARK_PATTERN). The paper's two sources come first, then `synthetic`: procedurally rendered
+# scenes (builder/sources/synthetic.py) that only demo configs use, so a demo row never claims to come from a
+# real benchmark. `folder` is the folder adapter's placeholder and names no benchmark.
+SOURCE_BENCHMARK_PATTERN = re.compile(r"[a-z][a-z0-9_]{1,39}")
 REAL_SOURCE_BENCHMARKS: tuple[str, ...] = ("drivebench", "sa_bench")
-SOURCE_BENCHMARKS: tuple[str, ...] = (*REAL_SOURCE_BENCHMARKS, "synthetic")
+SOURCE_BENCHMARKS: tuple[str, ...] = (*REAL_SOURCE_BENCHMARKS, "synthetic")  # the known ones, in report order
+PLACEHOLDER_SOURCES: tuple[str, ...] = ("folder",)
 AGENTS: tuple[str, ...] = ("vehicle", "robot")
 AGENT_OF_SOURCE: dict[str, str] = {"drivebench": "vehicle", "sa_bench": "robot"}
 AGENTS_OF_SOURCE: dict[str, tuple[str, ...]] = {"drivebench": ("vehicle",), "sa_bench": ("robot",),
                                                 "synthetic": AGENTS}
 PAPER_SOURCE_NAMES: dict[str, str] = {"drivebench": "DriveBench", "sa_bench": "SA-Bench",
                                       "synthetic": "Synthetic (demo)"}
+
+
+def is_source_benchmark(name: object) -> bool:
+    """Whether `name` is a valid source benchmark identifier (any source, not only the paper's)."""
+    return isinstance(name, str) and SOURCE_BENCHMARK_PATTERN.fullmatch(name) is not None
+
+
+def source_display_name(name: str) -> str:
+    """How a report names a source: the paper's spelling for its sources, the identifier for any other."""
+    return PAPER_SOURCE_NAMES.get(name, name)
+
+
+def source_order(names) -> tuple[str, ...]:
+    """Distinct source names in report order: the known ones first (paper order), then the rest sorted."""
+    present = {n for n in names if n is not None}
+    return (*(s for s in SOURCE_BENCHMARKS if s in present), *sorted(present - set(SOURCE_BENCHMARKS)))
+
 
 # Paper table 2: number of edited images per scenario x category (7,254 in all).
 TABLE2_COUNTS: dict[str, dict[str, int]] = {
@@ -114,7 +136,8 @@ def features():
             "scenario": datasets.ClassLabel(names=list(SCENARIOS)),
             "category": datasets.ClassLabel(names=list(CATEGORIES)),
             "category_group": datasets.ClassLabel(names=list(CATEGORY_GROUPS)),
-            "source_benchmark": datasets.ClassLabel(names=list(SOURCE_BENCHMARKS)),
+            # an open set of identifiers (any source a maintainer builds from), so a string, not a ClassLabel
+            "source_benchmark": datasets.Value("string"),
             "source_id": datasets.Value("string"),
             "agent": datasets.ClassLabel(names=list(AGENTS)),
             # provenance: what produced the image, so a row can be regenerated and audited
@@ -122,6 +145,8 @@ def features():
             "prompt": datasets.Value("string"),
             "editor": datasets.Value("string"),
             "editor_revision": datasets.Value("string"),
+            "checker": datasets.Value("string"),
+            "checker_revision": datasets.Value("string"),
             "seed": datasets.Value("int64"),
             "job_id": datasets.Value("string"),
             "source_sha256": datasets.Value("string"),

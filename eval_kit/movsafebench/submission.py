@@ -14,7 +14,7 @@ REFERENCE_COLUMNS = ("id", "answer", "scenario", "category", "source_benchmark")
 def load_references(path: Path, config: str | None) -> dict[str, dict[str, Any]]:
     from eval_kit.tables import read_reference_rows, validate_rows
 
-    rows = read_reference_rows(path, REFERENCE_COLUMNS, config=config, optional=("source_id",))
+    rows = read_reference_rows(path, REFERENCE_COLUMNS, config=config, optional=("source_id", "editor"))
     return validate_rows(rows, "movsafebench_reference", path)
 
 
@@ -69,6 +69,10 @@ def score_files(
         n_bootstrap=n_bootstrap,
         seed=seed,
     )
+    # the editors that made the edited images scored (the leaderboard shows them: a compositor config's
+    # objects are synthetic sprites, whatever the config is called)
+    result["dataset_editors"] = sorted({str(r["editor"]) for r in rows
+                                        if r["scenario"] != "no_edit" and r.get("editor")})
     result["missing"] = len(missing)
     result["unparsed"] = result["unparsed"] - len(missing)  # missing rows are counted once, as missing
     result["references"] = str(references)

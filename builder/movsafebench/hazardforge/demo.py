@@ -28,7 +28,7 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
                per_cell: int = DEMO_PER_CELL, progress: bool = False) -> dict[str, Any]:
     """Run the demo pipeline into `work_dir`; returns paths and counts (records.jsonl is the publish input)."""
     from builder.movsafebench.hazardforge.config import ForgeConfig
-    from builder.movsafebench.hazardforge.export import run_records, write_records
+    from builder.movsafebench.hazardforge.export import export_run
     from builder.movsafebench.hazardforge.job import WorkerSpec
     from builder.movsafebench.hazardforge.plan import build_plan, read_sources
     from builder.movsafebench.hazardforge.run import run_jobs
@@ -59,10 +59,9 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     with store.locked("demo"):
         store.init(worker.run_info(plan, digest, len(jobs)))
         summary = run_jobs(jobs, store, worker, progress=progress)
-    records = run_records(store.root, "all", out_dir=work)
-    path = write_records(records, work)
+    path, rows = export_run(store.root, work, "all")
     return {"records": path, "run_dir": store.root, "plan": plan, "jobs": len(jobs), "plan_stats": stats,
-            "run": summary.as_dict(), "rows": len(records)}
+            "run": summary.as_dict(), "rows": rows}
 
 
 def _plan_sha256(info: Path) -> str | None:

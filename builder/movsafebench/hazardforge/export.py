@@ -7,6 +7,12 @@ derived from job ids (hashes of inputs and layout config), so they are stable ac
 edited row keeps `object_box`, the box each edit's object occupies. Image paths are written relative to the
 folder of records.jsonl (which `publish --input` resolves them against), so a run exported into itself
 (`--out RUN_DIR`) can be moved or copied as one folder.
+
+Beside records.jsonl the export writes `build.json`: what the card states about the build and cannot read
+from the rows (the run's editor and checker settings, acceptance per scenario x category over every finished
+job, rejected and failed included) and the image roots the records point into (the run folder, the sources'
+folder), so `publish --input OUT` reads the images wherever the export left them, without `--image-root`.
+It carries the sha256 of records.jsonl: edit the records and publish refuses the stale summary.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ def edited_record(record: dict[str, Any], run_dir: Path, out_dir: Path | None = 
     primary = _primary_edit(edits)
     digest = record["image_sha256"]
     editor = record.get("editor") or {}
+    checker = record.get("checker") or {}
     return {
         "id": f"msb-{record['job_id']}",
         "answer": record["ground_truth"],
@@ -58,12 +65,24 @@ def edited_record(record: dict[str, Any], run_dir: Path, out_dir: Path | None = 
         "prompt": " | ".join(e["prompt"] for e in edits),
         "editor": editor.get("model_id") or editor.get("editor"),
         "editor_revision": editor.get("revision"),
+        "checker": checker.get("model_id") or checker.get("checker"),
+        "checker_revision": checker.get("revision") or _settings_revision(checker),
         "seed": int(record["seed"]) if record.get("seed") is not None else None,
         "job_id": record["job_id"],
         "source_sha256": record.get("source_sha256"),
         "pipeline_version": f"{record.get('config_version')}/{record.get('record_version')}",
         "object_box": [e.get("object_box") for e in edits] if all(e.get("object_box") for e in edits) else None,
     }
+
+
+def _settings_revision(provenance: dict[str, Any]) -> str | None:
+    """A checker without a model revision (the heuristic) is identified by its settings' digest."""
+    import hashlib
+
+    if not provenance:
+        return None
+    digest = hashlib.sha256(json.dumps(provenance, sort_keys=True).encode()).hexdigest()[:12]
+    return f"settings-{digest}"
 
 
 def no_edit_record(job: dict[str, Any], plan_dir: Path, out_dir: Path | None = None) -> dict[str, Any]:
@@ -110,7 +129,8 @@ def run_records(run_dir: str | Path, scope: str = "edited", out_dir: str | Path 
             raise BadInput("run.json names no plan file", path=info_path, field="plan")
         plan = Path(info["plan"])
         if not plan.is_file():
-            raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path)
+            raise BadInput(f"the run's plan {plan} is gone; no_edit rows need its source images", path=info_path,
+                           field="--scope", fix="restore the plan file, or export with --scope edited")
         seen: set[tuple[str, str]] = set()
         for _, job in read_plan(plan):
             key = (job["source_benchmark"], job["source_id"])
@@ -127,3 +147,57 @@ def write_records(records: list[dict[str, Any]], out: str | Path) -> Path:
     path = Path(out) / "records.jsonl"
     atomic_write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
     return path
+
+
+def acceptance_cells(run_dir: str | Path) -> dict[str, dict[str, dict[str, int]]]:
+    """scenario -> category -> {accepted, rejected, failed}: every finished job of the run."""
+    from builder.movsafebench.hazardforge.runstore import RECORD_STATUSES, RunStore
+
+    cells: dict[str, dict[str, dict[str, int]]] = {}
+    for record in RunStore(Path(run_dir)).records():
+        status = record.get("status")
+        if status not in RECORD_STATUSES or not record.get("scenario") or not record.get("category"):
+            continue
+        cell = cells.setdefault(record["scenario"], {}).setdefault(
+            record["category"], dict.fromkeys(RECORD_STATUSES, 0))
+        cell[status] += 1
+    return {s: dict(sorted(c.items())) for s, c in sorted(cells.items())}
+
+
+def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_path: Path, scope: str
+                  ) -> dict[str, Any]:
+    """The build.json of an export (see the module docstring)."""
+    import hashlib
+
+    from builder.movsafebench.publisher import BUILD_FORMAT
+    from eval_kit.strictjson import read_json
+
+    run_dir = Path(run_dir)
+    info = read_json(run_dir / "run.json")
+    run = {k: info.get(k) for k in ("plan_sha256", "editor", "checker", "max_attempts", "jobs_in_plan")} \
+        if isinstance(info, dict) else {}
+    base = records_path.parent.resolve()
+    images = [(base / r["image_path"]).resolve() for r in records if r.get("image_path")]
+    run_root = run_dir.resolve()
+    roots = {run_root}
+    outside = sorted({p.parent for p in images if not p.is_relative_to(base) and not p.is_relative_to(run_root)})
+    if outside:
+        common = Path(os.path.commonpath([str(p) for p in outside]))
+        # one folder holding every source image; never the file system's root (then each folder on its own)
+        roots.update([common] if common.parent != common else outside)
+    with open(records_path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return {"format": BUILD_FORMAT, "records_sha256": digest, "scope": scope, "records": len(records),
+            "run": run, "acceptance": acceptance_cells(run_dir),
+            "image_roots": sorted(str(r) for r in roots)}
+
+
+def export_run(run_dir: str | Path, out: str | Path, scope: str = "edited") -> tuple[Path, int]:
+    """records.jsonl and build.json of a run in `out` (both atomic); returns (records path, rows)."""
+    from builder.movsafebench.publisher import BUILD_FILENAME
+    from eval_kit.jsonl import atomic_write_json
+
+    records = run_records(run_dir, scope, out_dir=out)
+    path = write_records(records, out)
+    atomic_write_json(Path(out) / BUILD_FILENAME, build_summary(run_dir, records, path, scope))
+    return path, len(records)

@@ -176,7 +176,8 @@ class ForgeWorker:
         from eval_kit.strictjson import open_regular
 
         if not path.exists():
-            raise BadInput(f"source image missing: {path}")
+            raise BadInput(f"source image missing: {path} (if the images moved, plan again with "
+                           "`forge plan --root DATASET=DIR`)")
         try:
             with open_regular(path) as handle:
                 data = handle.read()

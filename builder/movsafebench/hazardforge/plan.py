@@ -59,9 +59,10 @@ class ImageInfo:
 def read_sources(path: str | Path, roots: dict[str, str | Path] | None = None) -> list[SourceItem]:
     """Validate a source manifest (schema `movsafebench_source`); ids must be unique.
 
-    Each path is joined to its dataset's root (`roots[dataset]`, default: the manifest's folder) with the
-    adapters' rule (relative, POSIX, no `..`: `resolve_relative`)."""
-    from builder.movsafebench.sources.common import resolve_relative
+    Each path is joined to its dataset's root (`roots[dataset]`, else the root the scan recorded in the
+    row, else the manifest's folder) with the adapters' rule (relative, POSIX, no `..`: `resolve_relative`).
+    A missing image is bad input naming `--root DATASET=DIR`."""
+    from builder.movsafebench.sources.common import resolve_relative, root_fix
     from eval_kit.jsonl import iter_jsonl
     from eval_kit.schemas import validate_or_raise
 
@@ -79,11 +80,15 @@ def read_sources(path: str | Path, roots: dict[str, str | Path] | None = None) -
             raise BadInput(f"duplicate id {obj['id']!r} (first on line {seen[obj['id']]})", path=path, line=number,
                            field="id", fix="source ids must be unique")
         seen[obj["id"]] = number
-        root = Path(roots.get(obj["dataset"], path.parent))
+        recorded = obj.get("root")
+        root = Path(roots[obj["dataset"]]) if obj["dataset"] in roots else Path(recorded or path.parent)
         try:
             image = resolve_relative(root, obj["path"])
         except BadInput as exc:
             raise BadInput(exc.detail, path=path, line=number, field="path") from None
+        if not image.is_file():
+            raise BadInput(f"image not found: {image}", path=path, line=number, field="path",
+                           fix=root_fix(obj["dataset"], None if obj["dataset"] in roots else recorded))
         vp = obj.get("vanishing_point")
         hood, hood_source = None, None
         if obj.get("ego_hood_override") is not None:

@@ -128,12 +128,13 @@ def status_command(run_dir: Path, as_json: bool) -> None:
 def export_command(run_dir: Path, out: Path, scope: str) -> None:
     """Write a run's accepted jobs (and/or source images) as MovSafeBench records for `hazardkit publish`.
 
-    Image paths in records.jsonl are relative to --out (e.g. `images/ab/ab....png` with --out RUN_DIR)."""
-    from builder.movsafebench.hazardforge.export import run_records, write_records
+    Image paths in records.jsonl are relative to --out (e.g. `images/ab/ab....png` with --out RUN_DIR).
+    build.json beside it holds the run's acceptance per scenario x category and the image roots, so
+    `hazardkit publish movsafebench --input OUT` publishes the folder as it is."""
+    from builder.movsafebench.hazardforge.export import export_run
 
-    records = run_records(run_dir, scope, out_dir=out)
-    path = write_records(records, out)
-    click.echo(f"wrote {len(records)} records to {path}")
+    path, count = export_run(run_dir, out, scope)
+    click.echo(f"wrote {count} records to {path} and {path.parent / 'build.json'}")
 
 
 def _percent(value: float | None) -> str:

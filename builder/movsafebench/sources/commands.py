@@ -26,14 +26,14 @@ def sources() -> None:
     agent) and verify a manifest against your local copies of the source datasets."""
 
 
-def _report(result: ScanResult, out: Path, show_skipped: int) -> None:
+def _report(result: ScanResult, out: Path, show_skipped: int, root: Path | None = None) -> None:
     from builder.movsafebench.sources.manifest import write_manifest
 
     if not result.records:
         raise BadInput("no usable source images found", fix="check the paths; skipped inputs are listed with -v")
     from collections import Counter
 
-    count = write_manifest(result.records, out)
+    count = write_manifest(result.records, out, root=root)
     kinds = Counter(s.key for s in result.skipped)
     detail = f" ({'; '.join(f'{k}: {n}' for k, n in sorted(kinds.items()))})" if kinds else ""
     hoods = sum(1 for r in result.records if r.ego_hood and r.ego_hood["top"] < r.ego_hood["height"])
@@ -67,7 +67,7 @@ def scan_drivebench(questions: Path, root: Path, out: Path, show_skipped: int, h
     """Behaviour questions -> safe direction; CAM_FRONT images."""
     from builder.movsafebench.sources import drivebench
 
-    _report(drivebench.scan(questions, root, detect_hoods=hood), out, show_skipped)
+    _report(drivebench.scan(questions, root, detect_hoods=hood), out, show_skipped, root)
 
 
 @scan.command("sa-bench")
@@ -79,28 +79,36 @@ def scan_sa_bench(root: Path, out: Path, show_skipped: int, hood: bool) -> None:
     """goal_position.x third -> safe direction (our assumption, see the dataset card)."""
     from builder.movsafebench.sources import sa_bench
 
-    _report(sa_bench.scan(root, detect_hoods=hood), out, show_skipped)
+    _report(sa_bench.scan(root, detect_hoods=hood), out, show_skipped, root)
 
 
 @scan.command("folder")
 @click.option("--index", type=click.Path(path_type=Path), required=True,
               help="JSON Lines of {id, path, gt_action, agent} (schema movsafebench_source_folder)")
 @click.option("--root", type=click.Path(path_type=Path), default=None, help="image root (default: index folder)")
-@click.option("--dataset", default="folder", show_default=True, help="dataset name written to the manifest")
+@click.option("--dataset", default="folder", show_default=True,
+              help="the source benchmark's name (an identifier, e.g. udacity): it becomes the rows' "
+                   "source_benchmark in the published dataset; `publish` refuses the placeholder `folder`")
 @_OUT
 @_SHOW
 @_HOOD
 def scan_folder(index: Path, root: Path | None, dataset: str, out: Path, show_skipped: int, hood: bool) -> None:
     """Your own images listed in a JSON Lines index."""
     from builder.movsafebench.sources import folder
+    from eval_kit.movsafebench.spec import is_source_benchmark
 
-    _report(folder.scan(index, root, dataset=dataset, detect_hoods=hood), out, show_skipped)
+    if not is_source_benchmark(dataset):
+        raise BadInput(f"--dataset {dataset!r} is not a source identifier", field="--dataset",
+                       fix="lower-case letters, digits and _ (2-40 characters, starting with a letter), e.g. udacity")
+    _report(folder.scan(index, root, dataset=dataset, detect_hoods=hood), out, show_skipped,
+            root if root is not None else index.parent)
 
 
 @sources.command("verify")
 @click.argument("manifest", type=click.Path(path_type=Path))
-@click.option("--root", "roots", multiple=True, required=True, metavar="DATASET=DIR",
-              help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset)")
+@click.option("--root", "roots", multiple=True, metavar="DATASET=DIR",
+              help="local folder of a dataset, e.g. drivebench=/data/nuscenes (repeat per dataset); default: the "
+                   "root each manifest row recorded at scan time")
 def verify(manifest: Path, roots: tuple[str, ...]) -> None:
     """Check every image of MANIFEST exists, decodes and matches its sha256. Exit 2 when any does not."""
     from builder.movsafebench.sources.common import parse_roots

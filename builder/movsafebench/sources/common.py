@@ -75,6 +75,7 @@ class SourceRecord:
     ego_hood: dict[str, Any] | None = None
     ego_hood_override: int | None = None
     vanishing_point: dict[str, float] | None = None
+    root: str | None = None  # the absolute folder `path` is relative to, as scanned (None: not recorded)
 
     def __post_init__(self) -> None:
         if self.gt_action not in ANSWERS:
@@ -100,6 +101,8 @@ class SourceRecord:
             row["ego_hood_override"] = int(self.ego_hood_override)
         if self.vanishing_point is not None:
             row["vanishing_point"] = dict(self.vanishing_point)
+        if self.root is not None:
+            row["root"] = self.root
         return row
 
     def resolve(self, root: str | Path) -> Path:
@@ -184,6 +187,12 @@ def resolve_relative(root: str | Path, rel: str) -> Path:
     if pure.is_absolute() or ".." in pure.parts:
         raise BadInput(f"path {rel!r} must be relative to the dataset root without '..'", field="path")
     return Path(root).joinpath(*pure.parts)
+
+
+def root_fix(dataset: str, recorded: str | None = None) -> str:
+    """The fix line of every "image not found / outside" error about a manifest's paths: the flag to pass."""
+    where = f" (the manifest recorded {recorded}, which does not hold it)" if recorded else ""
+    return f"pass --root {dataset}=DIR naming the folder the manifest's paths are relative to{where}"
 
 
 def parse_roots(items: tuple[str, ...] | list[str]) -> dict[str, Path]:

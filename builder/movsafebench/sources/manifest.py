@@ -36,9 +36,16 @@ class ManifestProblem:
     reason: str
 
 
-def write_manifest(records: Iterable[SourceRecord], path: str | Path) -> int:
-    """Write records sorted by id, atomically; duplicate ids are BadInput. Returns the number written."""
+def write_manifest(records: Iterable[SourceRecord], path: str | Path, *, root: str | Path | None = None) -> int:
+    """Write records sorted by id, atomically; duplicate ids are BadInput. Returns the number written.
+
+    `root` (the folder the scan read, made absolute) is recorded in every row that has none, so `forge plan`
+    and `sources verify` find the images without a second --root wherever the manifest is written."""
     rows = [r.to_manifest_row() for r in records]
+    if root is not None:
+        absolute = str(Path(root).resolve())
+        for row in rows:
+            row.setdefault("root", absolute)
     ids = [r["id"] for r in rows]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -63,22 +70,25 @@ def read_manifest(path: str | Path) -> list[SourceRecord]:
         records.append(SourceRecord(id=row["id"], dataset=row["dataset"], path=row["path"], sha256=row["sha256"],
                                     gt_action=row["gt_action"], agent=row["agent"], extra=row.get("extra", {}),
                                     ego_hood=row.get("ego_hood"), ego_hood_override=row.get("ego_hood_override"),
-                                    vanishing_point=row.get("vanishing_point")))
+                                    vanishing_point=row.get("vanishing_point"), root=row.get("root")))
     return records
 
 
 def _root_for(record: SourceRecord, roots: Mapping[str, str | Path]) -> Path:
-    if record.dataset not in roots:
-        raise BadInput(f"no root folder given for dataset {record.dataset!r}",
-                       fix=f"pass --root {record.dataset}=/path/to/its/images")
-    return Path(roots[record.dataset])
+    """--root DATASET=DIR when given, else the root the scan recorded in the row."""
+    if record.dataset in roots:
+        return Path(roots[record.dataset])
+    if record.root is not None:
+        return Path(record.root)
+    raise BadInput(f"no root folder given for dataset {record.dataset!r} (the manifest records none)",
+                   fix=f"pass --root {record.dataset}=/path/to/its/images")
 
 
 def check_record(record: SourceRecord, roots: Mapping[str, str | Path], *, decode: bool = True) -> str | None:
     """Why this record's image is unusable (missing / checksum mismatch / corrupt), or None when it is fine."""
     image = record.resolve(_root_for(record, roots))
     if not image.is_file():
-        return f"source file missing: {image}"
+        return f"source file missing: {image} (pass --root {record.dataset}=DIR if the images moved)"
     actual = sha256_file(image)
     if actual != record.sha256:
         return f"checksum mismatch for {image}: manifest {record.sha256[:12]}..., file {actual[:12]}..."
