@@ -1,0 +1,183 @@
+"""Ray engine faults (issue 23): a lost worker node, a wrong --ray-address, a SIGKILLed driver.
+
+Each test kills every process it starts, by PID. The node is removed when the run has got that far (files
+the gated fake worker writes), never after a sleep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from builder.movsafebench.hazardforge.run import run_jobs
+from builder.movsafebench.hazardforge.runstore import RunStore
+from eval_kit.errors import BadInput
+from tests.cli_helpers import invoke
+from tests.fake_forge_worker import FakeWorkerFactory, GatedWorkerFactory, make_jobs
+from tests.test_forge_run_engine import INFO, snapshot
+
+ray = pytest.importorskip("ray")
+psutil = pytest.importorskip("psutil")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def wait_for(predicate, what: str, limit_s: float = 180.0):
+    """Poll `predicate` (a bound on a broken run, not a timing assumption)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def kill_all(pids: list[tuple[int, float]]) -> None:
+    """SIGKILL each (pid, start time) still alive; Ray's agents ignore SIGTERM."""
+    for pid, started in pids:
+        try:
+            proc = psutil.Process(pid)
+            if abs(proc.create_time() - started) < 0.01:
+                proc.kill()
+        except psutil.Error:
+            pass
+
+
+def descendants(pid: int) -> list[tuple[int, float]]:
+    out = []
+    for child in psutil.Process(pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            out.append((child.pid, child.create_time()))
+    return out
+
+
+def test_ray_run_survives_losing_a_worker_node(tmp_path):
+    from ray.cluster_utils import Cluster
+
+    jobs = make_jobs(8)
+    reference = RunStore(tmp_path / "reference")
+    reference.init(INFO)
+    run_jobs(jobs, reference, FakeWorkerFactory(), progress=False)
+
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    started: list[tuple[int, float]] = []
+    try:
+        workers = [cluster.add_node(num_cpus=1) for _ in range(2)]  # one actor per worker node
+        cluster.wait_for_nodes()
+        store = RunStore(tmp_path / "ray")
+        store.init(INFO)
+        removed: dict[str, str] = {}
+
+        def lose_a_node() -> None:
+            # jobs 0-3 run freely; jobs 4 and 5 wait at the gate, one on each node: remove the node of one
+            # of them while it is in flight, then open the gate
+            seen = wait_for(lambda: sorted(gate.glob("started-*")) if len(list(gate.glob("started-*"))) >= 2
+                            else None, "two gated jobs in flight")
+            node_id = seen[0].read_text().split()[0]
+            victim = next(n for n in workers if n.node_id == node_id)
+            started.extend(descendants(os.getpid()))
+            removed["job"] = seen[0].name.removeprefix("started-")
+            cluster.remove_node(victim, allow_graceful=False)
+            (gate / "open").write_text("")
+
+        remover = threading.Thread(target=lose_a_node, daemon=True)
+        remover.start()
+        summary = run_jobs(jobs, store, GatedWorkerFactory(str(gate), 4), engine="ray", num_workers=2,
+                           ray_address=cluster.address, progress=False)
+        remover.join(timeout=60)
+        assert removed, "the node was never removed"
+        assert summary.processed == 8 and summary.lost_jobs >= 1
+        # every job once, and the files are those of the clean local run
+        records = list(store.records())
+        assert sorted(r["job_id"] for r in records) == sorted(j["job_id"] for j in jobs)
+        assert snapshot(store.root) == snapshot(reference.root)
+    finally:
+        started.extend(descendants(os.getpid()))
+        if ray.is_initialized():
+            ray.shutdown()
+        cluster.shutdown()
+        kill_all(started)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_wrong_ray_address_is_one_line_quickly(tmp_path):
+    from builder.movsafebench.hazardforge.ray_engine import check_ray_address
+
+    # nothing listens: refused at once
+    with pytest.raises(BadInput, match=r"no Ray cluster at --ray-address 127\.0\.0\.1:"):
+        check_ray_address(f"127.0.0.1:{closed_port()}")
+    with pytest.raises(BadInput, match="is not HOST:PORT"):
+        check_ray_address("nonsense")
+    # something listens but is not Ray: the probe child is killed at the limit
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    try:
+        with pytest.raises(BadInput, match="within 3 s"):
+            check_ray_address(f"127.0.0.1:{server.getsockname()[1]}", connect_timeout_s=3)
+    finally:
+        server.close()
+    # through the CLI: exit 2, one line, before the run directory is made
+    plan = tmp_path / "plan.jsonl"
+    code, out = invoke("forge", "synthetic", tmp_path / "scenes", "-n", "1", "--width", "320", "--height", "180")
+    assert code == 0, out
+    code, out = invoke("forge", "plan", tmp_path / "scenes" / "sources.jsonl", "--out", plan)
+    assert code == 0, out
+    code, out = invoke("forge", "run", plan, "--out", tmp_path / "run", "--engine", "ray", "--ray-address",
+                       f"127.0.0.1:{closed_port()}", "--no-progress")
+    assert code == 2 and "--ray-address" in out and "Traceback" not in out
+    assert len(out.strip().splitlines()) == 1, out
+    assert not (tmp_path / "run").exists()
+
+
+def test_killed_driver_leaves_no_ray_process(tmp_path):
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = str(ROOT / "tests" / "fake_forge_worker.py")
+    driver = subprocess.Popen([sys.executable, script, str(tmp_path / "run"), "3", "0", "ray", str(gate), "0"],
+                              env=env, start_new_session=True)
+    tree: list[tuple[int, float]] = []
+    try:
+        wait_for(lambda: list(gate.glob("started-*")), "the actor to start a job")  # Ray is fully up
+        tree = descendants(driver.pid)
+        names = {psutil.Process(pid).name() for pid, _ in tree if psutil.pid_exists(pid)}
+        assert any("raylet" in n for n in names), names
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+
+        def alive() -> list[int]:
+            out = []
+            for pid, started in tree:
+                try:
+                    proc = psutil.Process(pid)
+                    if abs(proc.create_time() - started) < 0.01 and proc.status() != psutil.STATUS_ZOMBIE:
+                        out.append(pid)
+                except psutil.Error:
+                    pass
+            return out
+
+        wait_for(lambda: not alive(), "Ray's processes to end after the driver was killed", limit_s=60)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+        kill_all(tree)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["plan_sha256"] == "fake"
