@@ -35,7 +35,8 @@ def measure(views: tuple[str, ...], seeds: range, width: int, height: int, use_v
             rows.append((scene.hood_top, found.top, found.placement_top, found.certain))
         err = np.array([100 * (got - ref) / height for ref, got, _, _ in rows])
         perr = np.array([100 * (bound - ref) / height for ref, _, bound, _ in rows])
-        out[ego] = {"n": len(rows), "within2": int((np.abs(err) <= 2).sum()), "worst": float(err[np.argmax(np.abs(err))]),
+        out[ego] = {"n": len(rows), "within2": int((np.abs(err) <= 2).sum()),
+                    "worst": float(err[np.argmax(np.abs(err))]),
                     "under": int((perr > 1).sum()), "unsure": sum(not c for *_, c in rows),
                     "false_hood": sum(ref == height and got < height and c for ref, got, _, c in rows)}
     return out

@@ -71,7 +71,7 @@ def test_glossy_hood_is_never_silently_low(results):
     rows = results["glossy"]
     safe = [found.placement_top <= truth + 0.01 * H for truth, found in rows]
     assert sum(safe) >= len(rows) - 1, rows
-    for (truth, found), ok in zip(rows, safe, strict=True):
+    for (_truth, found), ok in zip(rows, safe, strict=True):
         if not ok:  # the edge has no contrast in the centre third: then the detector must say it is unsure
             assert not found.certain and found.reason, found
     assert sum(not found.certain for _, found in rows) >= len(rows) // 2  # the mirrored lines are noticed

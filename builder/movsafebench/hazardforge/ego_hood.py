@@ -284,18 +284,16 @@ def detect_ego_hood(image: Any, settings: HoodSettings | None = None, *,
             mirrored = row if mirrored is None else min(mirrored, row)
         elif faint is None:
             faint = row
-    # the estimate: a glossy hood starts where the mirrored markings do; else the clean edge
-    if mirrored is not None and (best is None or mirrored < best[0]):
-        top, score, reason = mirrored, 0.0, ("markings below the edge continue no road marking above it (a glossy "
-                                             "hood mirroring the scene?)")
-    elif best is not None:
-        top, score, reason = best[0], best[1], ""
-    else:
-        top, score, reason = h, 0.0, ""
+    # the estimate: the clean edge, else none (never a hood from mixed evidence alone: no false hoods); the
+    # bound: the highest row of them all
+    top, score, reason = (best[0], best[1], "") if best is not None else (h, 0.0, "")
+    if mirrored is not None and mirrored <= top:
+        reason = (f"markings below row {full(mirrored)} continue no road marking above it (a glossy hood "
+                  "mirroring the scene?)")
     if faint is not None and faint < top:
-        reason = "; ".join(filter(None, [reason, "a faint long edge above it that may be the hood's"]))
+        reason = "; ".join(filter(None, [reason, f"a faint long edge at row {full(faint)} may be the hood's"]))
+    bound = min([top, *(r for r in (mirrored, faint) if r is not None)])
     if not reason:
         return EgoHood(full(top), height, METHOD, score) if top < h else none
-    bound = min(top, faint if faint is not None else top)
     return EgoHood(full(top) if top < h else height, height, METHOD, score, certain=False, bound=full(bound),
                    reason=reason)
