@@ -104,3 +104,22 @@ def test_plan_keeps_masks_above_an_unsure_bound(tmp_path):
         for edit in job["edits"]:
             assert edit["box"][3] <= bound  # every mask stops above the conservative row
             assert edit["object_size"]["base_row"] < bound
+
+
+def test_scan_reports_unsure_hoods(tmp_path):
+    from tests.cli_helpers import invoke
+
+    images = tmp_path / "images"
+    images.mkdir()
+    index = []
+    for ego, seed in (("glossy", 0), ("none", 1)):
+        render_scene("road", seed, W, H, ego=ego).image.save(images / f"{ego}.png")
+        index.append({"id": ego, "path": f"{ego}.png", "gt_action": "left", "agent": "vehicle"})
+    (tmp_path / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in index))
+    code, out = invoke("sources", "scan", "folder", "--index", tmp_path / "index.jsonl", "--root", images,
+                       "--out", tmp_path / "sources.jsonl")
+    assert code == 0, out
+    assert "ego hood unsure in 1" in out and ": glossy" in out, out
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "sources.jsonl").read_text().splitlines())}
+    assert rows["glossy"]["ego_hood"]["certain"] is False and rows["glossy"]["ego_hood"]["bound"] < H
+    assert "certain" not in rows["none"]["ego_hood"] and rows["none"]["ego_hood"]["top"] == H
