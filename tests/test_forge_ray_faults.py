@@ -103,11 +103,19 @@ def test_ray_run_survives_losing_a_worker_node(tmp_path):
             # of them while it is in flight, then open the gate
             seen = wait_for(lambda: sorted(gate.glob("started-*")) if len(list(gate.glob("started-*"))) >= 2
                             else None, "two gated jobs in flight")
-            node_id = seen[0].read_text().split()[0]
+            node_id, worker_pid = seen[0].read_text().split()
             victim = next(n for n in workers if n.node_id == node_id)
             started.extend(descendants(os.getpid()))
             removed["job"] = seen[0].name.removeprefix("started-")
             cluster.remove_node(victim, allow_graceful=False)
+
+            def gone() -> bool:  # the in-flight job's process must be dead before the gate opens
+                try:
+                    return psutil.Process(int(worker_pid)).status() == psutil.STATUS_ZOMBIE
+                except psutil.NoSuchProcess:
+                    return True
+
+            wait_for(gone, "the removed node's actor process to end", limit_s=60)
             (gate / "open").write_text("")
 
         remover = threading.Thread(target=lose_a_node, daemon=True)
