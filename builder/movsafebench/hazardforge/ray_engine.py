@@ -33,8 +33,8 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 
-CONNECT_TIMEOUT_S = 25.0
-TCP_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 20.0  # with the TCP check and start-up, a wrong address is one line within 30 s
+TCP_TIMEOUT_S = 3.0
 
 
 @dataclass
@@ -61,7 +61,7 @@ def check_ray_address(address: str, *, connect_timeout_s: float = CONNECT_TIMEOU
                       python: str = sys.executable) -> None:
     """Raise BadInput (one line) unless a Ray cluster answers at `address` within about `connect_timeout_s`."""
     hostport = _split_host_port(address)
-    fix = "start one with `ray start --head` or fix --ray-address (see `ray status` on the head node)"
+    fix = "start one with `ray start --head`, or give the address that `ray status` prints on the head node"
     if hostport is not None:
         try:
             with socket.create_connection(hostport, timeout=TCP_TIMEOUT_S):
@@ -80,7 +80,7 @@ def check_ray_address(address: str, *, connect_timeout_s: float = CONNECT_TIMEOU
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         raise BadInput(f"no Ray cluster answered at --ray-address {address} within {connect_timeout_s:.0f} s "
-                       "(something listens there, but not a Ray head node)", field="--ray-address",
+                       "(a connection opens, but no Ray head node answers)", field="--ray-address",
                        fix=fix) from None
     if proc.returncode != 0:
         lines = [ln for ln in err.decode(errors="replace").splitlines() if ln.strip()]
