@@ -6,26 +6,30 @@ of the ego body in the bottom-centre third of the image (H when none is visible)
 
 Method, on a copy `work_width` pixels wide:
 1. blur and convert to CIE Lab; the vertical colour gradient of a row is the largest Lab channel difference
-   between the rows two above and two below;
-2. lane test: LSD segments within `lane_deg` of the ray to the vanishing point are lane markings and road
-   edges; they stop where the hood begins, so the hood top lies at most `lane_tolerance` x H above the lowest
-   of them, less `hood_curvature` x H x ((x - W/2) / (W/2))^2 for a marking ending at column x (hoods curve
-   down towards the sides). Without a vanishing point or lane marking only the bottom
-   `1 - no_lane_search_from` of the image is searched;
-3. over the centre third of the columns (where the hood is highest and nothing else is horizontal for long),
-   each remaining row gets the median gradient and the share of columns above `edge_level`: the hood's top
-   edge is one long, nearly horizontal, high-contrast edge. The highest row with median gradient >=
-   `min_edge` and coverage >= `min_coverage` is the hood top (the strongest of the 3 rows the blurred edge
-   spans);
-4. none: no hood, `hood_top = H`.
+   between the rows two above and two below; over the centre third of the columns (where the hood is highest
+   and nothing else is horizontal for long) a row is an edge when its median gradient and the share of
+   columns above `edge_level` pass the thresholds (strong edges; faint ones with lower thresholds, allowing
+   `edge_rows` of curvature);
+2. LSD segments within `lane_deg` of the ray to the vanishing point are markings (lane lines, road edges,
+   and on a glossy hood the mirrored lines of things parallel to the road, which point at the same vanishing
+   point). For an edge: a marking crossing it, or markings below it that mostly continue the rays of
+   markings above it, mean the road goes on (a shadow or kerb: not the hood); markings below it that continue
+   nothing above are "mixed" (a mirror, or road we cannot follow); none below it: the hood. Hoods curve down
+   towards the sides, so a marking ending at column x counts `hood_curvature` x H x ((x - W/2) / (W/2))^2
+   higher. Without a vanishing point or marking only the bottom `1 - no_lane_search_from` is searched;
+3. `top` is the highest strong edge below which the road does not go on and nothing is mixed (else none,
+   `top = H`): mixed evidence alone never makes a hood. Mixed edges and faint edges with no marking below
+   them, in the lower `1 - unsure_from` of the ground and above `top`, make the result unsure: `certain`
+   False, `bound` the highest of them, `reason` says which. Placement stays above `placement_top` (the bound).
 
 On the 14 shared Udacity photos (8 with a hood, 6 without) every detected top is within 0.6 % of H of the
-hand reference (benchmarks/forge_real.py).
+hand reference, 2 are unsure with bounds above the hood (benchmarks/forge_real.py); synthetic matte, glossy
+and dashboard views with known truth: benchmarks/ego_hood_synthetic.py.
 The result is stored in the source manifest (`ego_hood`); a maintainer can override it per image with
 `ego_hood_override` (a row, or H for "no hood"), and `forge plan` uses the override when present.
-Limits: a hood whose edge is faint against the road is missed (no hood reported: check the contact sheet and
-set the override); a long horizontal edge below the last lane marking (a shadow across the lane, a kerb seen
-square-on) can be taken for the hood top, which only costs the ground rows below it.
+Limits: a glossy hood whose edge has no contrast in the centre third and whose mirrored lines continue lane
+markings' rays is missed; a long horizontal edge with no marking below it (an obstacle's bottom across the ego
+lane) can be taken for the hood top, which only costs the ground rows below it.
 """
 
 from __future__ import annotations
