@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.movsafebench.hazardforge.config import ForgeConfig
+from builder.movsafebench.hazardforge.ego_hood import placement_top
 from builder.movsafebench.hazardforge.layout import IneligibleLayout, Layout, build_layout, job_variants
 from builder.movsafebench.hazardforge.vanishing import VanishingPoint
 from eval_kit.errors import BadInput
@@ -47,6 +48,7 @@ class SourceItem:
     sha256: str | None = None
     hood_top: int | None = None  # override or stored detection from the manifest; None: detect at plan time
     hood_source: str | None = None  # "override" or "manifest"
+    hood_certain: bool = True  # False: the scan-time detector was unsure and hood_top is its conservative bound
 
 
 @dataclass(frozen=True)
@@ -94,12 +96,13 @@ def read_sources(path: str | Path, roots: dict[str, str | Path] | None = None) -
         if obj.get("ego_hood_override") is not None:
             hood, hood_source = int(obj["ego_hood_override"]), "override"
         elif isinstance(obj.get("ego_hood"), dict):
-            hood, hood_source = int(obj["ego_hood"]["top"]), "manifest"
+            hood, hood_source = placement_top(obj["ego_hood"], int(obj["ego_hood"]["top"])), "manifest"
         items.append(SourceItem(
             id=obj["id"], path=image, ground_truth=obj["gt_action"], agent=obj["agent"],
             source_benchmark=obj["dataset"],
             vanishing_point=(float(vp["x"]), float(vp["y"])) if vp else None, line=number, sha256=obj["sha256"],
             hood_top=hood, hood_source=hood_source,
+            hood_certain=hood_source != "manifest" or obj["ego_hood"].get("certain", True) is not False,
         ))
     return items
 
@@ -261,9 +264,13 @@ def build_plan(
             stats["vp_fallbacks"] += vp.method == "horizon_prior"
         if source.hood_top is not None:
             hood = {"top": min(source.hood_top, info.height), "source": source.hood_source}
+            if not source.hood_certain:
+                hood["certain"] = False
         else:
             found = detect_ego_hood(image, vanishing_point=(vp.x, vp.y) if vp.method != "horizon_prior" else None)
-            hood = {"top": found.top, "source": "detected"}
+            hood = {"top": found.placement_top, "source": "detected"}  # unsure: the conservative bound
+            if not found.certain:
+                hood["certain"] = False
             stats["hood_detected"] += 1
         stats["hoods"] += hood["top"] < info.height
         layouts, skipped = layouts_for_source(source.ground_truth, info.width, info.height, (vp.x, vp.y), config,

@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from builder.movsafebench.hazardforge.ray_engine import RayRunStats
 from builder.movsafebench.hazardforge.runstore import RunStore
 
 
@@ -56,12 +57,14 @@ class RunSummary:
     statuses: Counter
     failures: list[tuple[str, str]]
     seconds: float
+    lost_jobs: int = 0  # Ray: job attempts whose actor or node died; each went to another actor
+
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "total": self.total, "already_done": self.skipped, "processed": self.processed,
             "statuses": dict(self.statuses), "failures": [{"job_id": j, "reason": r} for j, r in self.failures],
-            "seconds": round(self.seconds, 3),
+            "seconds": round(self.seconds, 3), "lost_jobs": self.lost_jobs,
         }
 
 
@@ -81,33 +84,6 @@ def _progress(total: int, enabled: bool):
     )
 
 
-def _ray_results(pending: list[dict[str, Any]], worker_factory: WorkerFactory, *, address: str | None,
-                 num_workers: int, gpus_per_worker: float) -> Iterable[JobResult]:
-    """Yield results as Ray actors finish them (one editor per actor, each holding `gpus_per_worker` GPUs)."""
-    import ray
-    from ray.util import ActorPool
-
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 **({} if address else {"num_cpus": max(num_workers, 1)}))
-
-    @ray.remote(num_gpus=gpus_per_worker, num_cpus=1)
-    class _Actor:
-        def __init__(self, factory: WorkerFactory) -> None:
-            self.worker = factory()
-
-        def process(self, job: dict[str, Any]) -> JobResult:
-            return self.worker.process(job).encoded()  # encode in the actor: PNG bytes travel, not pixels
-
-    try:
-        pool = ActorPool([_Actor.remote(worker_factory) for _ in range(num_workers)])
-        yield from pool.map_unordered(lambda actor, job: actor.process.remote(job), pending)
-    finally:
-        if started_here:
-            ray.shutdown()
-
-
 def run_jobs(
     jobs: list[dict[str, Any]],
     store: RunStore,
@@ -119,6 +95,7 @@ def run_jobs(
     num_workers: int = 1,
     gpus_per_worker: float = 0.0,
     writer_threads: int = 2,
+    ray_address_checked: bool = False,
 ) -> RunSummary:
     """Run every job of `jobs` whose record is not in `store` yet; return what happened.
 
@@ -140,13 +117,17 @@ def run_jobs(
     skipped = len(seen) - len(pending)
     statuses: Counter = Counter()
     failures: list[tuple[str, str]] = []
+    ray_stats = RayRunStats()
 
     if engine == "local":
         worker = worker_factory() if pending else None
         results: Iterable[JobResult] = (worker.process(job) for job in pending)  # type: ignore[union-attr]
     elif engine == "ray":
-        results = _ray_results(pending, worker_factory, address=ray_address, num_workers=num_workers,
-                               gpus_per_worker=gpus_per_worker) if pending else iter(())
+        from builder.movsafebench.hazardforge.ray_engine import ray_results
+
+        results = ray_results(pending, worker_factory, address=ray_address, num_workers=num_workers,
+                              gpus_per_worker=gpus_per_worker, stats=ray_stats,
+                              check_address=not ray_address_checked) if pending else iter(())
     else:
         raise ValueError(f"unknown engine {engine!r}; expected local or ray")
 
@@ -176,4 +157,5 @@ def run_jobs(
                 collect(in_flight.popleft())
         while in_flight:
             collect(in_flight.popleft())
-    return RunSummary(len(seen), skipped, sum(statuses.values()), statuses, failures, time.perf_counter() - start)
+    return RunSummary(len(seen), skipped, sum(statuses.values()), statuses, failures, time.perf_counter() - start,
+                      ray_stats.lost_jobs)

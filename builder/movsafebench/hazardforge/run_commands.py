@@ -41,7 +41,8 @@ from eval_kit.textreport import pct
               help="A rejected edit is retried with a new derived seed this many times.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: this process; ray: Ray actors, one editor each (same outputs).")
-@click.option("--ray-address", help="Address of a running Ray cluster (default: start a local one).")
+@click.option("--ray-address", help="HOST:PORT of a running Ray cluster's head (default: start a local one); "
+                                    "checked first: no cluster there is one line within 30 s.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Ray actors.")
 @click.option("--gpus-per-worker", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="GPUs each Ray actor reserves (1 on a GPU cluster).")
@@ -65,6 +66,10 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
     if sprites is not None and not sprites.is_dir():
         raise BadInput("sprite folder not found", path=sprites)
     jobs, digest = read_plan_file(plan, limit)
+    if engine == "ray" and ray_address:
+        from builder.movsafebench.hazardforge.ray_engine import check_ray_address
+
+        check_ray_address(ray_address)  # before anything else: a wrong address is one line within 30 s
     worker = WorkerSpec(
         plan_dir=str(plan.resolve().parent), editor=editor, editor_model=editor_model,
         editor_revision=editor_revision, dtype=dtype, device=device, steps=steps, guidance=guidance,
@@ -75,10 +80,12 @@ def run_command(plan: Path, out: Path, editor: str, editor_model: str | None, ed
     with store.locked("forge run"):  # a second run into --out exits 2 naming this process
         store.init(worker.run_info(plan, digest, len(jobs)))
         summary = run_jobs(jobs, store, worker, engine=engine, progress=not no_progress, ray_address=ray_address,
-                           num_workers=workers, gpus_per_worker=gpus_per_worker)
+                           num_workers=workers, gpus_per_worker=gpus_per_worker, ray_address_checked=True)
     s = summary.as_dict()
     click.echo(f"{s['total']} jobs: {s['already_done']} already done, {s['processed']} run now "
                f"({', '.join(f'{k} {v}' for k, v in sorted(s['statuses'].items())) or 'none'}) in {s['seconds']} s")
+    if s["lost_jobs"]:
+        click.echo(f"  {s['lost_jobs']} job attempts lost their Ray worker or node and ran again on another")
     for failure in s["failures"][:20]:
         click.echo(f"  failed {failure['job_id']}: {failure['reason']}")
     if len(s["failures"]) > 20:

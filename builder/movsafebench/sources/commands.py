@@ -39,6 +39,11 @@ def _report(result: ScanResult, out: Path, show_skipped: int, root: Path | None 
     hoods = sum(1 for r in result.records if r.ego_hood and r.ego_hood["top"] < r.ego_hood["height"])
     click.echo(f"wrote {count} sources to {out}; skipped {len(result.skipped)}{detail}; "
                f"ego hood visible in {hoods}")
+    unsure = [r.id for r in result.records if r.ego_hood and r.ego_hood.get("certain") is False]
+    if unsure:  # the detector's evidence was mixed: placement keeps above its conservative `bound`
+        click.echo(f"ego hood unsure in {len(unsure)} (objects stay above the conservative bound; look at them and "
+                   f"set ego_hood_override where it costs too much ground): {', '.join(unsure[:10])}"
+                   + (" ..." if len(unsure) > 10 else ""))
     for skipped in result.skipped[:show_skipped]:
         click.echo(f"  skipped {skipped.where}: {skipped.reason}")
 

@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 KINDS: tuple[str, ...] = ("road", "sidewalk")
+EGO_VIEWS: tuple[str, ...] = ("none", "matte", "glossy", "dashboard")  # what of the camera car is in view
 AGENT_OF_KIND: dict[str, str] = {"road": "vehicle", "sidewalk": "robot"}
 ACTIONS: tuple[str, ...] = ("left", "straight", "right")
 _SHIFT = 4  # cv2 fixed-point bits for sub-pixel polygon vertices
@@ -38,6 +39,8 @@ class SyntheticScene:
     seed: int
     camera: dict[str, float]
     variant: str = ""  # road, sidewalk or corridor (an indoor robot view, 30 % of "sidewalk" scenes)
+    ego: str = "none"  # EGO_VIEWS: no ego body, a matte hood, a glossy hood mirroring the scene, a dashboard
+    hood_top: int | None = None  # truth: first row of the ego body in the centre third (height: none)
 
     @property
     def agent(self) -> str:
@@ -336,8 +339,69 @@ def _render_corridor(canvas: _Canvas, rng: np.random.Generator, safe: str) -> No
         _barrier(canvas, x_c, z, width / 3 * 0.8, 0.6)
 
 
-def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900) -> SyntheticScene:
-    """Render one deterministic scene of `kind` ("road": vehicle view, "sidewalk": robot view)."""
+def _ego_body(img: np.ndarray, rng: np.random.Generator, ego: str, vp: tuple[float, float]) -> int:
+    """Paint the camera car's own body over the bottom of `img`; return its true top row in the centre third.
+
+    - matte: a painted hood, its edge a parabola highest near the centre, shaded darker towards the bottom;
+    - glossy: the same hood mirroring the scene: the rows above its edge, flipped about the edge and squeezed
+      (a curved mirror), blended with the paint, plus bright reflections of lines parallel to the road (rails,
+      roof edges): they point at the vanishing point like lane markings do, but lie on the hood. Near the edge
+      the hood mirrors the road just above it, so the edge itself is faint: the hard case of real glossy hoods;
+    - dashboard: a dark, almost flat dashboard (higher in the frame than a hood) and a faint ghost of it
+      mirrored in the windscreen above.
+    """
+    import cv2
+
+    h, w = img.shape[:2]
+    xs = np.arange(w, dtype=np.float64) + 0.5
+    if ego == "dashboard":
+        top_c, bend = float(rng.uniform(0.68, 0.82)) * h, float(rng.uniform(-0.01, 0.015)) * h
+    else:
+        top_c, bend = float(rng.uniform(0.8, 0.9)) * h, float(rng.uniform(0.02, 0.07)) * h
+    xc = w / 2 + float(rng.uniform(-0.05, 0.05)) * w
+    edge = top_c + bend * ((xs - xc) / (w / 2)) ** 2  # the body covers row r of column x when r + 0.5 >= edge
+    rows = np.arange(h, dtype=np.float64)[:, None] + 0.5
+    body = rows >= edge[None, :]
+    out = img.astype(np.float32)
+    depth = np.clip((rows - edge[None, :]) / max(1.0, h - top_c), 0, 1)  # 0 at the edge, 1 at the bottom
+    if ego == "dashboard":
+        base = np.array(_shade(rng, (38, 38, 42), 10), np.float32)
+        layer = np.broadcast_to(base * (1 - 0.25 * depth[..., None]), out.shape).copy()
+        ghost_rows = int(min(top_c, 0.2 * h))  # the dashboard's top, mirrored faintly in the windscreen
+        for r in range(1, ghost_rows):
+            src = np.clip(np.round(edge + r * 2).astype(int), 0, h - 1)
+            dst = np.round(edge - r).astype(int)
+            ok = dst >= 0
+            lighter = np.clip(img[src[ok], np.nonzero(ok)[0]].astype(np.float32) + 60, 0, 255)
+            out[dst[ok], np.nonzero(ok)[0]] = 0.88 * out[dst[ok], np.nonzero(ok)[0]] + 0.12 * lighter
+    else:
+        paint = np.array(_shade(rng, tuple(int(v) for v in rng.choice(
+            [(180, 30, 30), (30, 60, 140), (200, 200, 205), (25, 25, 28), (90, 95, 100)])), 15), np.float32)
+        layer = np.broadcast_to(paint * (1 - 0.35 * depth[..., None]), out.shape).copy()
+        if ego == "glossy":
+            squeeze = float(rng.uniform(0.25, 0.5))
+            src = np.clip(np.round(edge[None, :] - (rows - edge[None, :]) / squeeze), 0, h - 1).astype(int)
+            mirrored = img[src, np.arange(w)[None, :]].astype(np.float32)
+            gloss = float(rng.uniform(0.55, 0.8))
+            layer = gloss * mirrored + (1 - gloss) * layer
+            lines = np.zeros((h, w), np.uint8)  # reflected lines parallel to the road: through the VP
+            for _ in range(int(rng.integers(2, 5))):
+                x_bottom = float(rng.uniform(0.05, 0.95)) * w
+                cv2.line(lines, (round(vp[0] * 16), round(vp[1] * 16)), (round(x_bottom * 16), (h - 1) * 16), 255,
+                         max(2, round(w / 400)), cv2.LINE_AA, 4)
+            alpha = (lines.astype(np.float32) / 255.0)[..., None] * 0.7
+            layer = layer * (1 - alpha) + 235 * alpha
+    out[body] = layer[body]
+    img[:] = np.clip(out, 0, 255).astype(np.uint8)
+    c0, c1 = w // 3, (2 * w) // 3  # the centre third, as the detector and labels.json define the hood top
+    return int(np.min(np.ceil(edge[c0:c1] - 0.5)))
+
+
+def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900, *, ego: str = "none") -> SyntheticScene:
+    """Render one deterministic scene of `kind` ("road": vehicle view, "sidewalk": robot view).
+
+    `ego` (EGO_VIEWS) adds the camera car's body: a matte or glossy hood or a dashboard (see `_ego_body`);
+    the scene's `hood_top` is its true top row (the height when none). The scene itself does not change."""
     import cv2
 
     if kind not in KINDS:
@@ -359,10 +423,17 @@ def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900) -> 
     _sky(canvas, rng)
     {"road": _render_road, "sidewalk": _render_sidewalk, "corridor": _render_corridor}[variant](canvas, rng, safe)
     img = _texture(canvas.img, rng, amount=6.0)
+    if ego not in EGO_VIEWS:
+        raise ValueError(f"unknown ego view {ego!r}; expected one of {', '.join(EGO_VIEWS)}")
+    hood_top = height
+    if ego != "none":  # its own random stream: the scene is the same with and without a hood
+        hood_top = _ego_body(img, np.random.default_rng([int(seed), KINDS.index(kind), 7]), ego,
+                             camera.vanishing_point())
     scale = height / 900
     cv2.putText(img, f"SYNTHETIC {kind} #{seed}", (int(12 * scale), height - int(14 * scale)),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 255, 0), max(1, round(2 * scale)), cv2.LINE_AA)
-    return SyntheticScene(Image.fromarray(img, "RGB"), camera.vanishing_point(), safe, kind, int(seed), cam, variant)
+    return SyntheticScene(Image.fromarray(img, "RGB"), camera.vanishing_point(), safe, kind, int(seed), cam, variant,
+                          ego, hood_top)
 
 
 def write_synthetic_sources(
