@@ -200,7 +200,7 @@ def test_batch_backends_get_decoded_images_prefetched_off_the_main_thread(tmp_pa
     assert summary.generated == 4 and summary.failed == 0
     assert backend.prefetched_during_generate  # batch 2 was prepared while batch 1 was being generated
     assert threading.main_thread().name not in backend.prepared_on
-    assert all(img.mode == "RGB" and getattr(img, "im", None) is not None for img in backend.received)  # decoded
+    assert all(img.mode == "RGB" and not img.tile for img in backend.received)  # decoded (no tiles left to read)
 
 
 def test_unusable_images_fail_their_samples_in_batch_backends(tmp_path):

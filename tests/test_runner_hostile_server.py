@@ -52,7 +52,8 @@ def test_every_attack_ends_within_its_bound_and_the_others_are_answered(tmp_path
         started = time.monotonic()
         with open(tmp_path / "stdout", "wb") as stdout, open(tmp_path / "stderr", "wb") as stderr:
             child = subprocess.Popen([sys.executable, "-m", "builder.cli", *eval_args(path, out, server.url)],
-                                     cwd=ROOT, stdout=stdout, stderr=stderr, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                     cwd=ROOT, stdout=stdout, stderr=stderr,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT)})
         # unbounded, the slowloris alone would take minutes: a watchdog kills the child (by its PID) at 120 s
         watchdog = threading.Timer(120, child.kill)
         watchdog.start()

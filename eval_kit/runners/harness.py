@@ -357,6 +357,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     budget = max_failures or FailureBudget()
     started = time.perf_counter()
     answered: Iterator[Answered] | None = None
+    pending: Iterator[Prepared] | None = None
 
     def keyed(samples: Iterator[Request]) -> Iterator[Request]:
         nonlocal skipped
@@ -403,6 +404,8 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     finally:
         if answered is not None:
             answered.close()  # type: ignore[attr-defined]  # a generator: stops the requests still in flight
+        if pending is not None:
+            pending.close()  # type: ignore[attr-defined]  # and the prefetch threads
         log.close()
         backend.close()
     elapsed = time.perf_counter() - started

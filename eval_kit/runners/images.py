@@ -25,7 +25,9 @@ from eval_kit.errors import BadInput
 # the largest image (width x height) the runner decodes: 40 MP is 120 MB of RGB, far above any benchmark image
 # (the papers' sources are at most 1920x1280) and far below what a decompression bomb asks for
 MAX_IMAGE_PIXELS = 40_000_000
-# the lazy image's attribute holding the bytes it was opened from (PIL keeps `filename` for files)
+# the largest image file read (an encoded image of a benchmark is a few MB at most)
+MAX_IMAGE_FILE_BYTES = 256 * 2**20
+# the lazy image's attribute holding the bytes it was opened from
 _SOURCE = "hazardkit_source_bytes"
 
 
@@ -69,18 +71,25 @@ def open_image(value: Any, base: Path | None, where: str):
         file = Path(path) if base is None or Path(path).is_absolute() else base / path
         if not file.is_file():
             raise BadInput(f"{where}: image file {str(file)!r} not found", field="image")
+        size = file.stat().st_size
+        if size > MAX_IMAGE_FILE_BYTES:
+            return UnreadableImage(f"{where}: image file of {size:,} bytes is over the "
+                                   f"{MAX_IMAGE_FILE_BYTES // 2**20} MiB bound")
+        try:  # read whole: no file handle stays open while the image waits, and the bytes can travel as they are
+            data = file.read_bytes()
+        except OSError as exc:
+            return UnreadableImage(f"{where}: unreadable image file ({_one_line(exc)})")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own, lower bound applies
-            image = Image.open(io.BytesIO(data)) if data else Image.open(file)
+            image = Image.open(io.BytesIO(data))
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError, SyntaxError) as exc:
         return UnreadableImage(f"{where}: unreadable image ({_one_line(exc)})")
     problem = _too_large(image.width, image.height)
     if problem:
         image.close()
         return UnreadableImage(f"{where}: {problem}")
-    if data:
-        setattr(image, _SOURCE, data)
+    setattr(image, _SOURCE, data)
     return image
 
 
@@ -102,6 +111,8 @@ def decode(image):
     """A fully decoded RGB copy of a (lazy) PIL image; `ImageProblem` when its content cannot be decoded."""
     if isinstance(image, UnreadableImage):
         raise ImageProblem(image.reason)
+    if not hasattr(image, "convert"):
+        return image  # not a PIL image (an array a custom task made): the backend takes it as it is
     from PIL import Image
 
     problem = _too_large(image.width, image.height)
