@@ -45,7 +45,7 @@ def folder_lock(folder: Path, command: str, *, lock_name: str = LOCK_NAME) -> It
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / lock_name
     while True:
-        fd = _open_lock(path, folder)
+        fd = open_lock_file(path, folder)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -75,8 +75,10 @@ def folder_lock(folder: Path, command: str, *, lock_name: str = LOCK_NAME) -> It
         os.close(fd)  # closing drops the flock
 
 
-def _open_lock(path: Path, folder: Path) -> int:
-    """The lock file's descriptor, created if absent; refused when the name is a link (never written through)."""
+def open_lock_file(path: Path, folder: Path) -> int:
+    """A lock file's descriptor, created if absent; refused when the name is a link (never written through).
+
+    Every lock file of the kit is opened here (the folder lock, the leaderboard table's lock)."""
     fix = f"remove {path} (hazardkit never makes a link there), or use another folder"
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)

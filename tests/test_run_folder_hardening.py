@@ -228,3 +228,19 @@ def test_unusable_images_fail_their_samples_in_eval_with_exit_3(tmp_path, monkey
     assert len(server.requests) == 3  # the other samples were asked
     records = {r["id"]: r for r in map(json.loads, (tmp_path / "run/raw.jsonl").read_text().splitlines())}
     assert all(expected[i] in records[i]["error"] for i in expected)
+
+
+def test_the_leaderboard_table_lock_is_never_opened_through_a_link(tmp_path, victim):
+    from eval_kit.leaderboard.results import table_lock
+
+    table = tmp_path / "board" / "results.parquet"
+    table.parent.mkdir()
+    dangling = tmp_path / "would-be-created"
+    (table.parent / ".results.parquet.lock").symlink_to(dangling)
+    with pytest.raises(BadInput, match="symbolic link"), table_lock(table):
+        pass
+    assert not dangling.exists()  # opening through the link would have created it
+    (table.parent / ".results.parquet.lock").unlink()
+    with table_lock(table):  # a plain lock file works as before
+        pass
+    assert victim.read_text() == "precious\n"
