@@ -80,8 +80,8 @@ def test_every_attack_ends_within_its_bound_and_the_others_are_answered(tmp_path
     assert "once decompressed (gzip)" in by_attack["gzip_bomb"]
     assert "over --max-response-bytes" in by_attack["oversized"]
     answered = [i for i in ids if i not in failed]
-    assert all(got[i]["prediction"] == "straight" for i in answered)
     assert len(answered) == len(ids) - 5
+    assert all(got[i]["prediction"] == "straight" for i in answered if behaviours.get(i) != "surrogate")
     # the lone surrogates: parsed with U+FFFD, the exact text kept
     surrogate = next(i for i in ids if behaviours.get(i) == "surrogate")
     record = got[surrogate]

@@ -68,7 +68,10 @@ def _open_log(path: Path, flags: int) -> int:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
         os.close(fd)
-        what = "not a regular file" if not stat.S_ISREG(info.st_mode) else "a hard link to another file"
+        what = "a hard link to another file" if stat.S_ISREG(info.st_mode) else \
+            "a FIFO, not a regular file" if stat.S_ISFIFO(info.st_mode) else \
+            "a device, not a regular file" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else \
+            "not a regular file"
         raise BadInput(f"the raw log is {what}", path=path, fix="remove it, or use a new --out folder")
     os.set_blocking(fd, True)
     return fd

@@ -49,8 +49,10 @@ class MalformedResponse(Exception):
 def encode_image(image, max_pixels: int | None, image_format: str = "png") -> tuple[str, bytes]:
     """(MIME type, bytes) of one image as it is sent: the source JPEG itself when no resizing is needed and
     the format allows it, else the decoded (and size-capped) pixels as JPEG or PNG."""
-    from eval_kit.runners.images import decode, source_bytes
+    from eval_kit.runners.images import ImageProblem, UnreadableImage, decode, source_bytes
 
+    if isinstance(image, UnreadableImage):
+        raise ImageProblem(image.reason)
     needs_resize = bool(max_pixels) and image.width * image.height > max_pixels
     source_format = getattr(image, "format", None)
     if image_format != "png" and source_format == "JPEG" and not needs_resize and image.mode in ("RGB", "L"):
