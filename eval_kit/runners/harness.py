@@ -5,7 +5,9 @@ log as soon as it is known, so a failing sample never stops or loses the others,
 nothing it had received. Batch backends (transformers, vLLM) get batches in the task's sample order; a
 server backend (`Backend.concurrency`) keeps that many requests in flight at all times and answers land in
 the log as they arrive. Submissions are written in the task's sample order either way, and a rerun with
-the same options asks only the samples without an answer (never-asked and failed ones).
+the same options asks only the samples without an answer (never-asked and failed ones). Either way, samples
+are prepared (`Backend.prepare`: images decoded, or encoded as a server wants them) on a pool of threads
+ahead of need, and a sample whose image cannot be used fails alone.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ RUN_FILE = "run.json"
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.json"
 # a server backend keeps this many prepared requests queued beyond its concurrency, so a finished request
-# is replaced at once (sample decoding on the main thread never leaves a slot idle)
+# is replaced at once (and the prefetch stage keeps as many again prepared behind them)
 _QUEUE_AHEAD = 2
 # threads that prepare samples (decode or encode their images) ahead of need, off the request loop
 _PREPARE_WORKERS = max(2, min(8, os.cpu_count() or 2))
