@@ -65,6 +65,15 @@ def test_a_planted_lock_link_is_refused_not_written_through(tmp_path, data, vict
     assert victim.read_text() == "precious\n"
 
 
+def test_publish_style_sibling_locks_refuse_links_too(tmp_path, victim):
+    """`publish` locks `.<name>.hazardkit.lock` beside the dataset folder it swaps: the same helper, the same rule."""
+    (tmp_path / ".movsafebench.hazardkit.lock").symlink_to(victim)
+    with pytest.raises(BadInput, match="symbolic link"), \
+            folder_lock(tmp_path, "publish movsafebench", lock_name=".movsafebench.hazardkit.lock"):
+        pass
+    assert victim.read_text() == "precious\n"
+
+
 def test_a_planted_raw_log_link_is_refused_not_truncated_or_appended(tmp_path, data, victim):
     out = tmp_path / "run"
     out.mkdir()
