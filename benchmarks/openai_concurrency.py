@@ -2,15 +2,22 @@
 
 The server (a separate process on 127.0.0.1) answers every chat completion after exactly `--latency`
 seconds, so the ideal throughput of a client with `--concurrency` requests in flight is
-`concurrency / latency`. Printed: the requests/s `hazardkit eval` achieves (the real harness: PNG data URLs,
-per-sample raw-log appends, fsync every `--batch-size`), a bare client measured in the same run (threads
-calling the same `openai` client back to back, no harness), both as ratios of the ideal, and the server's
-view: its busy share (time with at least one request in flight) and slot use (mean requests in flight /
-concurrency).
+`concurrency / latency`. Printed: the requests/s `hazardkit eval` achieves (the real harness: image data
+URLs, per-sample raw-log appends, fsync every `--batch-size`), a bare client measured in the same run (threads
+calling the `openai` client back to back, no images, no harness), both as ratios of the ideal, and the
+server's view: its busy share (time with at least one request in flight) and slot use (mean requests in
+flight / concurrency).
 
-Target: >= 0.9 of ideal with --concurrency 16 --batch-size 4 --latency 0.3 (wall time of the whole run,
-start-up included; the figure from the first request to the last answer is printed beside it).
-Usage: python benchmarks/openai_concurrency.py [--n 1000] [--concurrency 16] [--batch-size 4] [--latency 0.3]
+Two image modes. Default: 320x180 PNG (the harness's own overhead). `--real-size`: 1280x720 JPEG files, as a
+real road-photo dataset is (the repository's real road photos resized to 1280x720 when ../shared/real/roads
+is present, else synthetic scenes), with `--max-pixels` 1280*720 so a source JPEG needs no resizing (it
+travels as its own bytes); `--max-pixels 802816` (the eval default) shows the resize path instead.
+
+Target: >= 0.9 of ideal with --concurrency 16 --batch-size 4 (default mode --latency 0.3; --real-size
+--latency 0.5) (wall time of the whole run, start-up included; the figure from the first request to the
+last answer is printed beside it). `--quick`: 64 samples, a few seconds, the same figures.
+Usage: python benchmarks/openai_concurrency.py [--real-size] [--n 1000] [--concurrency 16] [--batch-size 4]
+       [--latency 0.3|0.5] [--max-pixels N] [--quick]
 """
 
 from __future__ import annotations
@@ -126,13 +133,52 @@ def bare_client(url: str, n: int, concurrency: int) -> float:
     return n / (time.perf_counter() - started)
 
 
+REAL_SIZE = (1280, 720)
+
+
+def real_size_jpegs(folder: Path, n: int) -> Path:
+    """MovSafeBench JSON Lines over `n` 1280x720 JPEG files (quality 90), cycling through distinct pictures."""
+    from PIL import Image
+
+    from eval_kit.testing.synthetic_datasets import rows
+
+    roads = Path(__file__).resolve().parents[1] / ".." / "shared" / "real" / "roads"
+    pictures = [Image.open(p).convert("RGB").resize(REAL_SIZE) for p in sorted(roads.glob("*.jpg"))[:8]]
+    if not pictures:
+        from builder.movsafebench.sources.synthetic import render_scene
+
+        pictures = [render_scene("road", seed=i, width=REAL_SIZE[0], height=REAL_SIZE[1]).image for i in range(8)]
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, row in enumerate(rows(n, seed=0) * (1 + n // max(1, len(rows(n, seed=0))))):
+        if i == n:
+            break
+        name = f"images/{i:05d}.jpg"
+        pictures[i % len(pictures)].save(folder / name, format="JPEG", quality=90)
+        lines.append(json.dumps({**row, "id": f"{row['id']}-{i}", "image": name}))
+    path = folder / "refs.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000, help="samples (requests)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--batch-size", type=int, default=4)
-    parser.add_argument("--latency", type=float, default=0.3, help="server seconds per request")
+    parser.add_argument("--latency", type=float, default=None, help="server seconds per request "
+                        "(default 0.3; 0.5 with --real-size)")
+    parser.add_argument("--real-size", action="store_true", help="1280x720 JPEG images (a real dataset's size)")
+    parser.add_argument("--max-pixels", type=int, default=None,
+                        help="the backend's pixel cap (default: 1280*720 with --real-size, else the eval default)")
+    parser.add_argument("--quick", action="store_true", help="64 samples: a few seconds, the same figures")
     args = parser.parse_args()
+    if args.quick:
+        args.n = min(args.n, 64)
+    if args.latency is None:
+        args.latency = 0.5 if args.real_size else 0.3
+    if args.max_pixels is None:
+        args.max_pixels = REAL_SIZE[0] * REAL_SIZE[1] if args.real_size else 1024 * 28 * 28
 
     from eval_kit import registry
     from eval_kit.runners import harness
@@ -147,11 +193,15 @@ def main() -> None:
     ideal = args.concurrency / args.latency
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            data = write_parquet_folder(Path(tmp) / "data", args.n, seed=0, size=(320, 180))
-            task = registry.make_task("movsafebench", data=data, config="demo")
+            if args.real_size:
+                task = registry.make_task("movsafebench", data=real_size_jpegs(Path(tmp) / "data", args.n))
+            else:
+                data = write_parquet_folder(Path(tmp) / "data", args.n, seed=0, size=(320, 180))
+                task = registry.make_task("movsafebench", data=data, config="demo")
             bare = bare_client(url, args.n, args.concurrency)
             stats(url)  # reset the server's counters
-            backend = OpenAIBackend("m", base_url=url, concurrency=args.concurrency, max_retries=0)
+            backend = OpenAIBackend("m", base_url=url, concurrency=args.concurrency, max_retries=0,
+                                    max_pixels=args.max_pixels)
             started = time.perf_counter()  # CLOCK_MONOTONIC: comparable with the server process's clock on Linux
             summary = harness.run(task, backend, Path(tmp) / "run", model="m", batch_size=args.batch_size,
                                   progress=False)
@@ -163,7 +213,8 @@ def main() -> None:
     start_up = seen["first"] - started
     steady = seen["requests"] / seen["span"]
     print(f"openai backend, fake server of fixed latency {args.latency:g} s, --concurrency {args.concurrency} "
-          f"--batch-size {args.batch_size}, {args.n} samples (320x180 PNG each)")
+          f"--batch-size {args.batch_size}, {args.n} samples "
+          + (f"(1280x720 JPEG each, --max-pixels {args.max_pixels})" if args.real_size else "(320x180 PNG each)"))
     print(f"  ideal (concurrency / latency):   {ideal:7.1f} requests/s")
     print(f"  bare openai client, {args.concurrency} threads: {bare:7.1f} requests/s = {bare / ideal:.3f} of ideal")
     print(f"  hazardkit eval (harness):        {achieved:7.1f} requests/s = {achieved / ideal:.3f} of ideal "

@@ -7,6 +7,8 @@ behind by a killed process never blocks (it is simply taken over). On release th
 checks that the file it locked is still the one at the path, so removal cannot let two holders in.
 Not re-entrant: a process that locks a folder it already holds is refused like any other.
 POSIX only (fcntl); on a file system without flock support (some network mounts) the lock may not hold.
+The lock file is never opened through a link: a symbolic link planted at its name (which would make the
+command truncate and write the link's target) or a hard link to another file is bad input, not followed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,7 +45,7 @@ def folder_lock(folder: Path, command: str, *, lock_name: str = LOCK_NAME) -> It
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / lock_name
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = open_lock_file(path, folder)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -67,5 +70,27 @@ def folder_lock(folder: Path, command: str, *, lock_name: str = LOCK_NAME) -> It
         yield path
     finally:
         with contextlib.suppress(OSError):
-            os.unlink(path)
+            if os.lstat(path).st_ino == os.fstat(fd).st_ino:  # ours still (never someone else's file)
+                os.unlink(path)
         os.close(fd)  # closing drops the flock
+
+
+def open_lock_file(path: Path, folder: Path) -> int:
+    """A lock file's descriptor, created if absent; refused when the name is a link (never written through).
+
+    Every lock file of the kit is opened here (the folder lock, the leaderboard table's lock)."""
+    fix = f"remove {path} (hazardkit never makes a link there), or use another folder"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise BadInput(f"the lock file {path.name} is a symbolic link",
+                           path=folder, fix=fix) from None
+        raise BadInput(f"cannot open the lock file ({exc.strerror or exc})", path=path) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        os.close(fd)
+        what = "not a regular file" if not stat.S_ISREG(info.st_mode) else "a hard link to another file"
+        raise BadInput(f"the lock file {path.name} is {what}", path=folder, fix=fix)
+    os.set_blocking(fd, True)
+    return fd

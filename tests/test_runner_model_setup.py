@@ -75,7 +75,7 @@ def test_model_setup_errors_exit_2_in_one_line(tmp_path, data, monkeypatch, with
     monkeypatch.setattr(setup_checks, "installed", lambda m: m != "vllm" and real_installed(m))
     one_line_error(*hk(*base, tmp_path / "c", "-m", "org/model", "-b", "vllm"),
                    "the vllm backend needs vllm, which is not installed", 'pip install "hazardkit[vllm]"')
-    monkeypatch.setattr(setup_checks, "installed", lambda m: m != "openai" and real_installed(m))
+    monkeypatch.setattr(setup_checks, "installed", lambda m: m != "httpx" and real_installed(m))
     one_line_error(*hk(*base, tmp_path / "c", "-m", "gpt", "-b", "openai", "--base-url", "http://127.0.0.1:9/v1"),
                    'pip install "hazardkit[openai]"')
     monkeypatch.setattr(setup_checks, "installed", real_installed)

@@ -61,7 +61,13 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--retry-backoff", default=0.5, show_default=True, type=click.FloatRange(min=0),
               help="openai: seconds before the first retry; doubles per retry, at most 8 s.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1),
-              help="openai: seconds per request.")
+              help="openai: seconds per request attempt, as a whole (connect, headers and body).")
+@click.option("--max-response-bytes", default=None, type=click.IntRange(min=1024),
+              help="openai: the largest answer kept, in bytes, before and after decompression (default 4 MiB); "
+                   "a larger one fails its sample.")
+@click.option("--image-format", default=None, type=click.Choice(("auto", "png", "jpeg")),
+              help="openai: how images travel. auto (default): a source JPEG needing no resizing as its own bytes, "
+                   "a resized JPEG as JPEG q95, others as PNG; png: always PNG; jpeg: always JPEG. Part of the key.")
 @click.option("--device", default=None, help="transformers: torch device (default cuda if available).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path | None, config: str | None,
@@ -69,7 +75,8 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
                  dataset_revision: str | None, revision: str | None, model_args: str | None, gen_kwargs: str | None,
                  max_new_tokens: int, max_pixels: int, seed: int, max_failures: str, base_url: str | None,
                  api_key_env: str, concurrency: int, max_retries: int, retry_backoff: float, timeout: float,
-                 device: str | None, no_progress: bool) -> None:
+                 max_response_bytes: int | None, image_format: str | None, device: str | None,
+                 no_progress: bool) -> None:
     """Run MODEL on BENCHMARK (movsafebench, bd-hazardvlm, saferelbench), logging every raw answer.
 
     The raw log is keyed by sample id and a hash of (dataset revision, prompt, model, generation
@@ -108,7 +115,8 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
                                   max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
                                   concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device,
                                   revision=revision, model_args=parsed_model_args, gen_kwargs=parsed_gen_kwargs,
-                                  retry_backoff=retry_backoff)
+                                  retry_backoff=retry_backoff, image_format=image_format,
+                                  max_response_bytes=max_response_bytes)
             summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
                                   batch_size=batch_size, revision=revision, progress=not no_progress,
                                   max_failures=budget)

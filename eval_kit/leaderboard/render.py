@@ -8,12 +8,13 @@ beside it. Opened with `#selftest`, the page sorts its first table once and reco
 from __future__ import annotations
 
 import html
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
-from eval_kit.jsonl import atomic_write_text
+from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
 from eval_kit.leaderboard.boards import Board, board_for, lookup
 from eval_kit.leaderboard.provenance import NAME_PATTERN, SYNTHETIC_CONFIG, checked_name
 from eval_kit.leaderboard.significance import pairwise_matrix
@@ -84,11 +85,10 @@ def _plot(path: Path, title: str, labels: list[str], series: list[dict[str, Any]
         ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         ax.grid(axis="y", alpha=0.3)
         fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.png")
-        fig.savefig(tmp, bbox_inches="tight")  # the title and an outside legend are never cut off
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", bbox_inches="tight")  # the title and an outside legend are never cut off
         plt.close(fig)
-    tmp.replace(path)
+    atomic_write_bytes(path, buffer.getvalue())  # a fresh temporary name: never through a planted link
 
 
 def _paired(results: list[dict[str, Any]], labels: list[str], key: str) -> dict[str, dict[str, bool]]:

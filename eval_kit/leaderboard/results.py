@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -136,13 +137,18 @@ def table_lock(table: Path) -> Iterator[None]:
     """An exclusive advisory lock beside the table, so two writers (the app and the CLI) append in turn."""
     import fcntl
 
+    from eval_kit.folder_lock import open_lock_file
+
     table.parent.mkdir(parents=True, exist_ok=True)
-    with open(table.parent / f".{table.name}.lock", "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    fd = open_lock_file(table.parent / f".{table.name}.lock", table.parent)  # never through a planted link
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def add_results(table: Path, new_rows: list[dict[str, Any]], *,

@@ -7,7 +7,6 @@ Lines file whose `image` is a path relative to the file. Rows stream in file ord
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,28 +19,13 @@ _COLUMNS = ("id", "image", "question", "agent", "answer", "source_benchmark")
 
 
 def decode_image(value: Any, base: Path | None, where: str):
-    """A PIL RGB image from a `datasets` Image cell ({bytes, path}), raw bytes, or a file path."""
-    from PIL import Image, UnidentifiedImageError
+    """A lazily opened PIL image from a `datasets` Image cell ({bytes, path}), raw bytes, or a file path.
 
-    data: bytes | None = None
-    path: str | None = None
-    if isinstance(value, dict):
-        data, path = value.get("bytes"), value.get("path")
-    elif isinstance(value, bytes | bytearray):
-        data = bytes(value)
-    elif isinstance(value, str):
-        path = value
-    try:
-        if data:
-            image = Image.open(io.BytesIO(data))
-        elif path:
-            file = Path(path) if base is None or Path(path).is_absolute() else base / path
-            image = Image.open(file)
-        else:
-            raise BadInput(f"{where}: no image", field="image", fix="every row needs an image (or run --text-only)")
-        return image.convert("RGB")
-    except (OSError, UnidentifiedImageError) as exc:
-        raise BadInput(f"{where}: unreadable image ({exc})", field="image") from None
+    Only the header is read here; the harness decodes it off the request loop (`eval_kit.runners.images`).
+    Unreadable content or a decompression bomb is an `UnreadableImage`: that sample fails, the others run."""
+    from eval_kit.runners.images import open_image
+
+    return open_image(value, base, where)
 
 
 class MovSafeBenchTask(Task):

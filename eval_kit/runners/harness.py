@@ -5,16 +5,20 @@ log as soon as it is known, so a failing sample never stops or loses the others,
 nothing it had received. Batch backends (transformers, vLLM) get batches in the task's sample order; a
 server backend (`Backend.concurrency`) keeps that many requests in flight at all times and answers land in
 the log as they arrive. Submissions are written in the task's sample order either way, and a rerun with
-the same options asks only the samples without an answer (never-asked and failed ones).
+the same options asks only the samples without an answer (never-asked and failed ones). Either way, samples
+are prepared (`Backend.prepare`: images decoded, or encoded as a server wants them) on a pool of threads
+ahead of need, and a sample whose image cannot be used fails alone.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -24,7 +28,7 @@ from typing import Any
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
 from eval_kit.runners.backends.base import Backend, BackendError, Outcome, SampleFailure
-from eval_kit.runners.rawlog import RawLog, is_failure, request_key
+from eval_kit.runners.rawlog import RawLog, encode_record, is_failure, request_key, storable_text
 from eval_kit.runners.task import Message, Request, Task, generic_prediction_line, prompt_text
 
 RAW_LOG = "raw.jsonl"
@@ -32,8 +36,10 @@ RUN_FILE = "run.json"
 PREDICTIONS = "predictions.jsonl"
 METADATA = "metadata.json"
 # a server backend keeps this many prepared requests queued beyond its concurrency, so a finished request
-# is replaced at once (sample decoding on the main thread never leaves a slot idle)
+# is replaced at once (and the prefetch stage keeps as many again prepared behind them)
 _QUEUE_AHEAD = 2
+# threads that prepare samples (decode or encode their images) ahead of need, off the request loop
+_PREPARE_WORKERS = max(2, min(8, os.cpu_count() or 2))
 
 
 @dataclass(frozen=True)
@@ -141,8 +147,51 @@ def _check_run_file(out: Path, identity: dict[str, Any], data: str | None, *, wr
         atomic_write_json(path, {"identity": identity, "data": data})
 
 
-def _batches(samples: Iterator[Request], size: int, stop: threading.Event) -> Iterator[list[Request]]:
-    batch: list[Request] = []
+# a sample from the prefetch stage: ready to send (None), or failed while preparing (its image is unusable)
+Prepared = tuple[Request, SampleFailure | None]
+
+
+def _prepare_one(backend: Backend, sample: Request) -> Prepared:
+    from eval_kit.runners.images import ImageProblem
+
+    try:
+        return backend.prepare(sample), None
+    except (BadInput, BackendError):
+        raise
+    except ImageProblem as exc:
+        return sample, SampleFailure(str(exc))
+    except Exception as exc:  # one sample's image that the backend cannot encode: that sample fails
+        return sample, SampleFailure(f"preparing the request failed: {_describe(exc)}")
+
+
+def _prefetched(backend: Backend, samples: Iterator[Request], ahead: int, stop: threading.Event
+                ) -> Iterator[Prepared]:
+    """`samples` prepared by `backend.prepare` on a pool of threads, `ahead` of the consumer, in order.
+
+    Image decoding (and a server backend's encoding) thus runs in parallel while the model or the server
+    works on earlier samples: a backend never waits on it."""
+    pool = ThreadPoolExecutor(max_workers=_PREPARE_WORKERS, thread_name_prefix="hazardkit-prepare")
+    queue: deque[Future] = deque()
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and not stop.is_set() and len(queue) < ahead:
+                sample = next(samples, None)
+                if sample is None:
+                    exhausted = True
+                    break
+                queue.append(pool.submit(_prepare_one, backend, sample))
+            if not queue:
+                return
+            yield queue.popleft().result()
+    finally:
+        for future in queue:
+            future.cancel()
+        pool.shutdown(wait=True)
+
+
+def _batches(samples: Iterator[Prepared], size: int, stop: threading.Event) -> Iterator[list[Prepared]]:
+    batch: list[Prepared] = []
     for s in samples:
         batch.append(s)
         if len(batch) == size:
@@ -180,7 +229,7 @@ def _progress(enabled: bool, total: int | None, console=None):
 def retry_sample(sample: Request, messages: list[Message]) -> Request:
     """The same sample (id, images) asked again with the task's formatting-repair messages."""
     return Request(id=sample.id, messages=messages, images=sample.images, label=sample.label, variant=sample.variant,
-                   index=sample.index)
+                   index=sample.index, prepared=sample.prepared)
 
 
 def _describe(exc: BaseException) -> str:
@@ -218,10 +267,11 @@ def _after_retry(outcome: Outcome) -> Outcome:
 Answered = tuple[Request, Outcome, str | None]
 
 
-def _in_batches(task: Task, backend: Backend, pending: Iterator[Request], batch_size: int,
+def _in_batches(task: Task, backend: Backend, pending: Iterator[Prepared], batch_size: int,
                 stop: threading.Event) -> Iterator[Answered]:
-    for batch in _batches(pending, batch_size, stop):
-        outcomes = _generate(backend, batch)
+    for prepared in _batches(pending, batch_size, stop):
+        batch = [sample for sample, problem in prepared if problem is None]
+        outcomes = _generate(backend, batch) if batch else []
         retries = [(i, task.repair(s, o)) for i, (s, o) in enumerate(zip(batch, outcomes, strict=True))
                    if isinstance(o, str)]
         retries = [(i, m) for i, m in retries if m is not None]
@@ -231,7 +281,12 @@ def _in_batches(task: Task, backend: Backend, pending: Iterator[Request], batch_
             for (i, _), outcome in zip(retries, again, strict=True):
                 firsts[i] = outcomes[i]  # type: ignore[assignment]
                 outcomes[i] = _after_retry(outcome)
-        for i, sample in enumerate(batch):
+        answered = iter(range(len(batch)))
+        for sample, problem in prepared:
+            if problem is not None:
+                yield sample, problem, None
+                continue
+            i = next(answered)
             yield sample, outcomes[i], firsts.get(i)
 
 
@@ -245,7 +300,7 @@ def _ask_one(task: Task, backend: Backend, sample: Request) -> tuple[Outcome, st
     return first, None
 
 
-def _continuously(task: Task, backend: Backend, pending: Iterator[Request], width: int,
+def _continuously(task: Task, backend: Backend, pending: Iterator[Prepared], width: int,
                   stop: threading.Event) -> Iterator[Answered]:
     """Keep `width` requests in flight; yield each sample's outcome as soon as it is known."""
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="hazardkit-request")
@@ -254,10 +309,14 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Request], widt
     try:
         while True:
             while not exhausted and not stop.is_set() and len(in_flight) < width + _QUEUE_AHEAD:
-                sample = next(pending, None)
-                if sample is None:
+                ready = next(pending, None)
+                if ready is None:
                     exhausted = True
                     break
+                sample, problem = ready
+                if problem is not None:
+                    yield sample, problem, None
+                    continue
                 in_flight[pool.submit(_ask_one, task, backend, sample)] = sample
             if not in_flight:
                 return
@@ -300,6 +359,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     budget = max_failures or FailureBudget()
     started = time.perf_counter()
     answered: Iterator[Answered] | None = None
+    pending: Iterator[Prepared] | None = None
 
     def keyed(samples: Iterator[Request]) -> Iterator[Request]:
         nonlocal skipped
@@ -320,24 +380,18 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     try:
         with _progress(progress, total) as bar:
             job = bar.add_task(f"{task.name} / {model}", total=total)
-            pending = keyed(task.samples(limit=limit, text_only=text_only))
+            samples = keyed(task.samples(limit=limit, text_only=text_only))
             if backend.concurrency:
+                pending = _prefetched(backend, samples, backend.concurrency + _QUEUE_AHEAD, stop)
                 answered = _continuously(task, backend, pending, backend.concurrency, stop)
             else:
+                pending = _prefetched(backend, samples, 2 * batch_size, stop)
                 answered = _in_batches(task, backend, pending, batch_size, stop)
             for sample, outcome, first in answered:
                 if outcome is None:
                     continue  # given up while stopping: asked again next time
-                record: dict[str, Any] = {"id": sample.id, "key": sample.key, "index": sample.index}
-                if isinstance(outcome, SampleFailure):
-                    record.update(error=outcome.reason, attempts=outcome.attempts)
-                else:
-                    record.update(response=outcome, prediction=task.parse(outcome))
-                if sample.variant is not None:
-                    record["variant"] = sample.variant
-                if first is not None:
-                    record["first_response"] = first
-                    repaired += 1
+                record = outcome_record(task, sample, outcome, first)
+                repaired += "first_response" in record
                 log.append([record])
                 bar.advance(job)
                 if not is_failure(record):
@@ -352,6 +406,8 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     finally:
         if answered is not None:
             answered.close()  # type: ignore[attr-defined]  # a generator: stops the requests still in flight
+        if pending is not None:
+            pending.close()  # type: ignore[attr-defined]  # and the prefetch threads
         log.close()
         backend.close()
     elapsed = time.perf_counter() - started
@@ -359,6 +415,38 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     return RunSummary(out=out, total=len(seen) if stopped is None else (total or len(seen)), generated=generated,
                       skipped=skipped, repaired=repaired, seconds=elapsed, torn_bytes=log.torn_bytes,
                       failed=len(failures), failures=failures, stopped=stopped)
+
+
+def outcome_record(task: Task, sample: Request, outcome: str | SampleFailure, first: str | None
+                   ) -> dict[str, Any]:
+    """The raw-log record of one sample's outcome, always storable as one strict-reader line.
+
+    Texts keep every code point a server sent (`storable_text`: a lone surrogate is parsed as U+FFFD and the
+    exact text kept in `response_exact`); a record whose line would be over the log's line bound becomes a
+    failure saying so (scoring it later would otherwise be refused)."""
+    from eval_kit.strictjson import MAX_LINE_BYTES
+
+    record: dict[str, Any] = {"id": sample.id, "key": sample.key, "index": sample.index}
+    if isinstance(outcome, SampleFailure):
+        record.update(error=outcome.reason, attempts=outcome.attempts)
+    else:
+        text, exact = storable_text(outcome)
+        record.update(response=text, prediction=task.parse(text))
+        if exact is not None:
+            record["response_exact"] = exact
+    if sample.variant is not None:
+        record["variant"] = sample.variant
+    if first is not None:
+        text, exact = storable_text(first)
+        record["first_response"] = text
+        if exact is not None:
+            record["first_response_exact"] = exact
+    size = len(encode_record(record))
+    if size > MAX_LINE_BYTES:
+        record = {k: v for k, v in record.items() if k in ("id", "key", "index", "variant")}
+        record.update(error=f"the answer is {size:,} bytes once logged, over the raw log's "
+                            f"{MAX_LINE_BYTES // 2**20} MiB line bound (lower --max-response-bytes)", attempts=1)
+    return record
 
 
 def latest_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -386,7 +474,7 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
     for r in latest_records(read_records(out / RAW_LOG)):
         if is_failure(r):
             failed.append(r["id"])
-            r = {k: v for k, v in r.items() if k not in ("error", "attempts", "first_response")}
+            r = {k: v for k, v in r.items() if k not in ("error", "attempts", "first_response", "first_response_exact")}
             r.update(response="", prediction=None)
             prediction = None
         else:

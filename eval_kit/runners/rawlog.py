@@ -13,11 +13,68 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
+from eval_kit.strictjson import MAX_LINE_BYTES
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> tuple[str, str | None]:
+    """(text, None) for valid Unicode; else (text with each lone UTF-16 surrogate as U+FFFD, the exact text).
+
+    A server may send any code point JSON can escape, including lone surrogates (`"\\ud800"`) that no UTF-8
+    file can hold. The first value is what is parsed and shown; the second, when there is one, is the exact
+    text as an ASCII JSON string literal (`json.loads` gives it back), so nothing a server sent is lost."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text, None
+    return _SURROGATE.sub("\ufffd", text), json.dumps(text, ensure_ascii=True)
+
+
+def _scrub(value: Any) -> Any:
+    """Any string in a record with lone surrogates replaced (the last defence: a record always encodes)."""
+    if isinstance(value, str):
+        return storable_text(value)[0]
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    """One raw-log line (with its newline), UTF-8 whatever the record's strings hold."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return encode_record(_scrub(record))
+
+
+def _open_log(path: Path, flags: int) -> int:
+    """A descriptor on the log itself, never through a symbolic or hard link someone else planted there."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise BadInput("the raw log is a symbolic link (hazardkit never makes one)", path=path,
+                           fix="remove the link, or use a new --out folder") from None
+        raise BadInput(f"cannot open the raw log ({exc.strerror or exc})", path=path) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        os.close(fd)
+        what = "a hard link to another file" if stat.S_ISREG(info.st_mode) else \
+            "a FIFO, not a regular file" if stat.S_ISFIFO(info.st_mode) else \
+            "a device, not a regular file" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else \
+            "not a regular file"
+        raise BadInput(f"the raw log is {what}", path=path, fix="remove it, or use a new --out folder")
+    os.set_blocking(fd, True)
+    return fd
 
 
 def request_key(*, dataset_revision: str, prompt: str, n_images: int, model: str, backend: str,
@@ -46,32 +103,37 @@ class RawLog:
         self.torn_bytes = 0
         self._load()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = self.path.open("ab")
+        self._handle = os.fdopen(_open_log(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab")
 
     def _load(self) -> None:
-        if not self.path.exists():
+        """Read the log with the strict reader (bounded lines, depth, no NaN or duplicate keys, regular file
+        only), cut off a torn last line; anything else unreadable is bad input naming the line."""
+        if not os.path.lexists(self.path):
             return
-        data = self.path.read_bytes()
-        good_end = 0
-        lines = data.split(b"\n")
-        # every element but the last ended with a newline; the last is b"" or an unterminated (torn) tail
-        for number, raw in enumerate(lines[:-1], start=1):
-            try:
-                record = json.loads(raw)
-                if not isinstance(record, dict) or "id" not in record or "key" not in record:
-                    raise ValueError("not a raw-log record")
-            except ValueError:
-                if number == len(lines) - 1 and not lines[-1]:
+        fd = _open_log(self.path, os.O_RDWR)
+        with os.fdopen(fd, "r+b") as handle:
+            good_end = 0
+            number = 0
+            while True:
+                raw = handle.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                number += 1
+                if not raw.endswith(b"\n"):
+                    if len(raw) > MAX_LINE_BYTES:
+                        raise BadInput(f"raw log line longer than {MAX_LINE_BYTES // 2**20} MiB", path=self.path,
+                                       line=number, fix="restore the log or start a new --out folder")
+                    break  # an unterminated tail: torn by a crash
+                record = _record(raw, self.path, number, last=not handle.peek(1))
+                if record is None:
                     break  # a damaged final line: treat like a torn one
-                raise BadInput("corrupt raw log line (not written by a crash at the end)", path=self.path,
-                               line=number, fix="restore the log or start a new --out folder") from None
-            self.records.append(record)
-            if not is_failure(record):
-                self.done[(record["id"], record["key"])] = record
-            good_end += len(raw) + 1
-        if good_end < len(data):
-            self.torn_bytes = len(data) - good_end
-            with self.path.open("r+b") as handle:
+                self.records.append(record)
+                if not is_failure(record):
+                    self.done[(record["id"], record["key"])] = record
+                good_end += len(raw)
+            size = os.fstat(handle.fileno()).st_size
+            if good_end < size:
+                self.torn_bytes = size - good_end
                 handle.truncate(good_end)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -79,10 +141,7 @@ class RawLog:
     def append(self, records: Iterable[dict[str, Any]]) -> None:
         """Write the records as lines and flush them to the OS; fsync once `sync_every` lines are pending."""
         records = list(records)
-        blob = b"".join(
-            json.dumps(r, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8") + b"\n"
-            for r in records
-        )
+        blob = b"".join(encode_record(r) for r in records)
         if not blob:
             return
         self._handle.write(blob)
@@ -114,21 +173,50 @@ class RawLog:
             self._handle.close()
 
 
+def _record(raw: bytes, path: Path, number: int, *, last: bool) -> dict[str, Any] | None:
+    """One raw-log line read strictly; None for a damaged LAST line (a crash), bad input for any other."""
+    from eval_kit.strictjson import loads
+
+    try:
+        record = loads(raw, path=path, line=number)
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or \
+                not isinstance(record.get("key"), str):
+            raise BadInput("not a raw-log record (an object with string id and key)", path=path, line=number)
+    except BadInput as exc:
+        if last:
+            return None
+        raise BadInput(f"corrupt raw log line ({exc.detail})", path=path, line=number,
+                       fix="restore the log or start a new --out folder") from None
+    return record
+
+
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Records of a raw log, read-only (a torn last line is ignored, not cut)."""
+    """Records of a raw log, read-only with the strict reader (a torn or damaged last line is ignored, not cut).
+
+    Only a regular file is read (a FIFO, a device or a link to one is bad input); lines are bounded by
+    `MAX_LINE_BYTES`, nesting by the strict reader's depth bound."""
+    from eval_kit.strictjson import open_regular
+
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise BadInput("raw log not found", path=path, fix="pass the --out folder of a `hazardkit eval` run")
+    if os.path.islink(path):
+        raise BadInput("the raw log is a symbolic link (hazardkit never makes one)", path=path,
+                       fix="pass the --out folder of a `hazardkit eval` run, unmodified")
     records = []
-    lines = path.read_bytes().split(b"\n")
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except ValueError:
-            if number == len(lines):
+    with open_regular(path) as handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            number += 1
+            if not raw.endswith(b"\n") and len(raw) > MAX_LINE_BYTES:
+                raise BadInput(f"raw log line longer than {MAX_LINE_BYTES // 2**20} MiB", path=path, line=number)
+            if not raw.strip():
+                continue
+            record = _record(raw, path, number, last=not handle.peek(1))
+            if record is None:
                 break  # torn tail of a crashed run
-            raise BadInput("corrupt raw log line", path=path, line=number) from None
-        records.append(record)
+            records.append(record)
     return records

@@ -22,7 +22,8 @@ Message = dict[str, Any]
 
 @dataclass
 class Request:
-    """One request to a model. `images` are PIL images, decoded lazily by the task's iterator."""
+    """One request to a model. `images` are PIL images, opened lazily by the task's iterator and decoded by
+    the harness (`Backend.prepare`) on its prefetch threads."""
 
     id: str
     messages: list[Message]
@@ -31,6 +32,7 @@ class Request:
     variant: str | None = None  # prompt variant (SafeRelBench), part of the request key
     key: str | None = None  # request key, set by the runner
     index: int | None = None  # place in the dataset's sample order, set by the runner (submissions follow it)
+    prepared: list[Any] | None = None  # the images as the backend sends them (e.g. data URLs), set by `prepare`
 
 
 def user_message(text: str, n_images: int) -> Message:

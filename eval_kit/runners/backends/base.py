@@ -48,6 +48,15 @@ class Backend:
         """Load the model (once). The runner calls it after checking the run folder, so a run that would be
         refused (another run's folder) fails before minutes of loading; `generate` must load it when needed."""
 
+    def prepare(self, sample: Request) -> Request:
+        """Make one sample ready to send; the harness calls it on a pool of threads, ahead of need, so
+        `generate` never waits on image decoding. Default: decode its (lazily opened) images to RGB. An
+        image that cannot be used raises `eval_kit.runners.images.ImageProblem` (that sample fails)."""
+        from eval_kit.runners.images import decoded_images
+
+        sample.images = decoded_images(sample.images)
+        return sample
+
     def generate(self, samples: Sequence[Request]) -> list[Outcome]:
         raise NotImplementedError
 

@@ -49,6 +49,10 @@ class BaselineBackend(Backend):
         return {"baseline": self.kind, "seed": self.seed if self.kind == "random" else None,
                 "answer": None if self.answer is None else str(self.answer)}
 
+    def prepare(self, sample: Request) -> Request:
+        """A baseline never looks at the images: nothing to decode."""
+        return sample
+
     def _pick(self, sample: Request) -> Any:
         if self.kind == "random":
             # seeded by (seed, id): the same sample gets the same answer in any order, resumed or not

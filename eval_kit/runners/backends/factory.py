@@ -17,14 +17,19 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
                  api_key_env: str = "OPENAI_API_KEY", concurrency: int = 8, max_retries: int = 5,
                  timeout: float = 120.0, device: str | None = None, revision: str | None = None,
                  model_args: dict[str, Any] | None = None, gen_kwargs: dict[str, Any] | None = None,
-                 retry_backoff: float = 0.5, **extra: Any) -> Backend:
-    """The named backend. `gen_kwargs["max_new_tokens"]`, when given, wins over `max_new_tokens`."""
+                 retry_backoff: float = 0.5, image_format: str | None = None,
+                 max_response_bytes: int | None = None, **extra: Any) -> Backend:
+    """The named backend. `gen_kwargs["max_new_tokens"]`, when given, wins over `max_new_tokens`.
+    `image_format` and `max_response_bytes` (None: the default) apply to the openai backend only."""
     model_args = check_model_args(name, dict(model_args or {}))
     gen_kwargs = check_gen_kwargs(dict(gen_kwargs or {}))
     max_new_tokens = int(gen_kwargs.get("max_new_tokens", max_new_tokens))
     if device is not None and name != "transformers":
         raise BadInput(f"--device applies to the transformers backend, not {name}", field="--device",
                        fix="drop --device" + (" (vLLM: --model-args tensor_parallel_size=N)" if name == "vllm" else ""))
+    for option, value in (("--image-format", image_format), ("--max-response-bytes", max_response_bytes)):
+        if value is not None and name != "openai":
+            raise BadInput(f"{option} applies to the openai backend, not {name}", field=option, fix=f"drop {option}")
     if name == "baseline":
         if gen_kwargs:
             raise BadInput("a baseline generates nothing, so it takes no --gen-kwargs", field="--gen-kwargs")
@@ -39,7 +44,9 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
 
         return OpenAIBackend(model, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency,
                              max_retries=max_retries, timeout=timeout, max_new_tokens=max_new_tokens,
-                             max_pixels=max_pixels, gen_kwargs=gen_kwargs, retry_backoff=retry_backoff)
+                             max_pixels=max_pixels, gen_kwargs=gen_kwargs, retry_backoff=retry_backoff,
+                             **({"image_format": image_format} if image_format is not None else {}),
+                             **({"max_response_bytes": max_response_bytes} if max_response_bytes is not None else {}))
     if name == "transformers":
         from eval_kit.runners.backends.hf_transformers import TransformersBackend
 

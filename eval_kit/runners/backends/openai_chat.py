@@ -1,12 +1,19 @@
-"""Any OpenAI-compatible chat-completions server (vLLM serve, SGLang, TGI, a hosted API) via the `openai` client.
+"""Any OpenAI-compatible chat-completions server (vLLM serve, SGLang, TGI, a hosted API), over bounded HTTP.
 
-One request per sample; the runner keeps `concurrency` of them in flight on threads. Retries are ours, not
-the client's, so every kind of transient trouble is retried the same way and counted: connection errors,
-timeouts, HTTP 408/409/429/5xx, and malformed 200 answers (a body that is not JSON, no choices, no message
-content, content filtered). A sample whose attempts run out becomes a `SampleFailure` naming the last
-problem with an excerpt of what came back; an HTTP 400 (this request is wrong for this server, e.g. too
-long) fails its sample at once. Only a refused key or an unknown model stops the run (bad input).
-Images travel as base64 PNG data URLs.
+One request per sample; the runner keeps `concurrency` of them in flight on threads. Retries are ours, so
+every kind of transient trouble is retried the same way and counted: connection errors, timeouts, HTTP
+408/409/429/5xx, and malformed 200 answers (a body that is not JSON, no choices, no message content,
+content filtered). A sample whose attempts run out becomes a `SampleFailure` naming the last problem with an
+excerpt of what came back; an HTTP 400 (this request is wrong for this server, e.g. too long) or an answer
+over `--max-response-bytes` fails its sample at once. Only a refused key or an unknown model stops the run.
+
+No server can hang or bloat a run (`bounded_http`): `--timeout` bounds each whole attempt (connect, headers,
+body), and an answer is read at most `max_response_bytes` off the wire and after each decompression.
+
+Images travel as data URLs prepared ahead of need on the harness's prefetch threads (`prepare`), in the
+`--image-format`: `auto` (default) sends a source JPEG that needs no resizing as its own bytes, re-encodes a
+resized JPEG as JPEG (quality 95) and anything else as PNG; `png` always sends the decoded pixels as PNG
+(lossless, slowest); `jpeg` sends a JPEG's own bytes when it needs no resizing, else JPEG quality 95.
 """
 
 from __future__ import annotations
@@ -27,35 +34,73 @@ from eval_kit.runners.task import Request
 # the longest wait between two attempts, in seconds (exponential backoff from --retry-backoff up to this)
 MAX_BACKOFF = 8.0
 RETRIED_STATUS = {408, 409, 429}
+IMAGE_FORMATS = ("auto", "png", "jpeg")
+JPEG_QUALITY = 95
+# the largest answer body kept, in bytes, before and after decompression: a chat answer of 256 tokens is about
+# 1 KB and one of 32k tokens about 130 KB; 4 MiB leaves room for any real answer and keeps 16 in flight < 70 MB
+DEFAULT_MAX_RESPONSE_BYTES = 4 * 2**20
+_ERROR_BODY_BYTES = 64 * 2**10  # what is read of an error answer (for its message excerpt)
 
 
 class MalformedResponse(Exception):
     """A 200 answer the client cannot use; retried like a transient error."""
 
 
-def data_url(image, max_pixels: int | None) -> str:
+def encode_image(image, max_pixels: int | None, image_format: str = "png") -> tuple[str, bytes]:
+    """(MIME type, bytes) of one image as it is sent: the source JPEG itself when no resizing is needed and
+    the format allows it, else the decoded (and size-capped) pixels as JPEG or PNG."""
+    from eval_kit.runners.images import ImageProblem, UnreadableImage, decode, source_bytes
+
+    if isinstance(image, UnreadableImage):
+        raise ImageProblem(image.reason)
+    needs_resize = bool(max_pixels) and image.width * image.height > max_pixels
+    source_format = getattr(image, "format", None)
+    if image_format != "png" and source_format == "JPEG" and not needs_resize and image.mode in ("RGB", "L"):
+        data = source_bytes(image)
+        if data is not None:
+            return "image/jpeg", data
+    pixels = limit_pixels(decode(image), max_pixels)
     buffer = io.BytesIO()
-    limit_pixels(image, max_pixels).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    if image_format == "jpeg" or (image_format == "auto" and source_format == "JPEG"):
+        pixels.save(buffer, format="JPEG", quality=JPEG_QUALITY)
+        return "image/jpeg", buffer.getvalue()
+    pixels.save(buffer, format="PNG")
+    return "image/png", buffer.getvalue()
 
 
-def message_content(body: str) -> str:
+def data_url(image, max_pixels: int | None, image_format: str = "png") -> str:
+    mime, data = encode_image(image, max_pixels, image_format)
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+
+
+def message_content(body: str | bytes) -> str:
     """The assistant text of a chat-completions body, or MalformedResponse saying what is wrong with it."""
     try:
         obj = json.loads(body)
-    except ValueError:
-        raise MalformedResponse(f"the body is not JSON: {excerpt(body)}") from None
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past the stack, a 5,000-digit number
+        raise MalformedResponse(f"the body is not JSON: {excerpt(_text(body))}") from None
     choices = obj.get("choices") if isinstance(obj, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise MalformedResponse(f"no choices in the response: {excerpt(body)}")
+        raise MalformedResponse(f"no choices in the response: {excerpt(_text(body))}")
     choice = choices[0]
     if choice.get("finish_reason") == "content_filter":
-        raise MalformedResponse(f"the server filtered the content (finish_reason content_filter): {excerpt(body)}")
+        raise MalformedResponse(f"the server filtered the content (finish_reason content_filter): "
+                                f"{excerpt(_text(body))}")
     message = choice.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
-        raise MalformedResponse(f"no message content in the response: {excerpt(body)}")
+        raise MalformedResponse(f"no message content in the response: {excerpt(_text(body))}")
     return content
+
+
+def _text(body: str | bytes) -> str:
+    return body if isinstance(body, str) else body[:4096].decode("utf-8", errors="replace")
+
+
+class _HTTPStatus(Exception):
+    def __init__(self, status: int, message: str, retry_after: str | None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
 
 
 class OpenAIBackend(Backend):
@@ -66,42 +111,61 @@ class OpenAIBackend(Backend):
     def __init__(self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  concurrency: int = 8, max_retries: int = 5, timeout: float = 120.0, max_new_tokens: int = 256,
                  max_pixels: int | None = None, gen_kwargs: dict[str, Any] | None = None,
-                 retry_backoff: float = 0.5) -> None:
-        import openai
+                 retry_backoff: float = 0.5, image_format: str = "auto",
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
+        from eval_kit.runners.backends import bounded_http
 
-        self._openai = openai
-        self.model, self.base_url, self.api_key_env = model, base_url, api_key_env
+        if image_format not in IMAGE_FORMATS:
+            raise BadInput(f"unknown image format {image_format!r}", field="--image-format",
+                           fix=f"use one of {', '.join(IMAGE_FORMATS)}")
+        if max_response_bytes < 1024:
+            raise BadInput(f"--max-response-bytes {max_response_bytes} is below 1024", field="--max-response-bytes",
+                           fix="use at least 1024 bytes (default 4 MiB)")
+        self._http = bounded_http
+        self.model, self.api_key_env = model, api_key_env
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
         self.concurrency, self.max_retries, self.timeout = max(1, concurrency), max_retries, timeout
         self.max_new_tokens, self.max_pixels, self.retry_backoff = max_new_tokens, max_pixels, retry_backoff
+        self.image_format, self.max_response_bytes = image_format, max_response_bytes
         self.gen_kwargs = dict(gen_kwargs or {})
         key = os.environ.get(api_key_env)
         if not key:
             if base_url is None:
                 raise BadInput(f"environment variable {api_key_env} is not set", field="--api-key-env",
                                fix=f"export {api_key_env}=... or point --base-url at a local server")
-            key = "EMPTY"  # local servers usually ignore the key but the client requires one
-        self.client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=0)
+            key = "EMPTY"  # local servers usually ignore the key; send one as the OpenAI client does
+        self.client = bounded_http.client(
+            timeout=timeout, connections=self.concurrency + 2,
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json",
+                     "Accept": "application/json", "Accept-Encoding": "gzip, deflate"})
         self._stopping = threading.Event()
 
     def settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = {"temperature": float(self.gen_kwargs.get("temperature", 0.0)),
-                                    "max_tokens": self.max_new_tokens, "max_pixels": self.max_pixels}
+                                    "max_tokens": self.max_new_tokens, "max_pixels": self.max_pixels,
+                                    "image_format": self.image_format}
         settings.update({k: v for k, v in self.gen_kwargs.items() if k not in ("temperature", "max_new_tokens")})
         return settings
 
+    def prepare(self, sample: Request) -> Request:
+        """On a prefetch thread: each image as the data URL it travels as (no decoding for a source JPEG that
+        needs no resizing), so the request threads only send."""
+        sample.prepared = [data_url(image, self.max_pixels, self.image_format) for image in sample.images]
+        return sample
+
     def request_messages(self, sample: Request) -> list[dict[str, Any]]:
+        urls = iter(sample.prepared if sample.prepared is not None and len(sample.prepared) == len(sample.images)
+                    else [data_url(image, self.max_pixels, self.image_format) for image in sample.images])
         return fill_images(sample.messages, sample.images,
-                           lambda img: {"type": "image_url", "image_url": {"url": data_url(img, self.max_pixels)}})
+                           lambda _img: {"type": "image_url", "image_url": {"url": next(urls)}})
 
     def request_options(self) -> dict[str, Any]:
         """Sampling options of every request: greedy by default; top_k goes in the body (vLLM, SGLang read it)."""
         options: dict[str, Any] = {"temperature": float(self.gen_kwargs.get("temperature", 0.0)),
                                    "max_tokens": self.max_new_tokens}
-        for name in ("top_p", "seed", "stop"):
+        for name in ("top_p", "seed", "stop", "top_k"):
             if name in self.gen_kwargs:
                 options[name] = self.gen_kwargs[name]
-        if "top_k" in self.gen_kwargs:
-            options["extra_body"] = {"top_k": self.gen_kwargs["top_k"]}
         return options
 
     def _wait(self, attempt: int, retry_after: str | None) -> None:
@@ -110,9 +174,26 @@ class OpenAIBackend(Backend):
             delay = max(delay, min(float(retry_after), MAX_BACKOFF))
         self._stopping.wait(delay)
 
+    def _attempt(self, payload: bytes) -> str:
+        """One request, bounded in time as a whole and in bytes; the assistant text or an exception."""
+        http = self._http
+        with http.deadline(self.timeout), \
+                self.client.stream("POST", f"{self.base_url}/chat/completions", content=payload) as response:
+            if not 200 <= response.status_code < 300:
+                try:
+                    body = http.read_body(response, _ERROR_BODY_BYTES)
+                except (http.AnswerTooLarge, http.UnsupportedEncoding, ValueError):
+                    body = b"(an error body we could not read)"
+                raise _HTTPStatus(response.status_code, _error_message(body), response.headers.get("retry-after"))
+            body = http.read_body(response, self.max_response_bytes)
+        return message_content(body)
+
     def _one(self, sample: Request) -> Outcome:
-        openai = self._openai
-        messages = self.request_messages(sample)
+        import httpx
+
+        http = self._http
+        payload = json.dumps({"model": self.model, "messages": self.request_messages(sample),
+                              **self.request_options()}).encode("ascii")
         problem = "no attempt made"
         attempts = 0
         for attempt in range(1, self.max_retries + 2):
@@ -121,28 +202,31 @@ class OpenAIBackend(Backend):
             attempts = attempt
             retry_after = None
             try:
-                raw = self.client.chat.completions.with_raw_response.create(
-                    model=self.model, messages=messages, **self.request_options())
-                return message_content(raw.http_response.text)
-            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise BadInput(f"the server refused the API key ({exc.status_code}: {_error_message(exc)})",
-                               field="--api-key-env", fix=f"check {self.api_key_env}") from None
-            except openai.NotFoundError as exc:
-                raise BadInput(f"the server at {self.client.base_url} has no model {self.model!r} "
-                               f"(404: {_error_message(exc)})", field="--model",
-                               fix="pass a model the server serves (GET /v1/models lists them) and check --base-url"
-                               ) from None
-            except openai.APIStatusError as exc:
-                problem = f"HTTP {exc.status_code}: {excerpt(_error_message(exc))}"
-                if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
+                return self._attempt(payload)
+            except _HTTPStatus as exc:
+                if exc.status in (401, 403):
+                    raise BadInput(f"the server refused the API key ({exc.status}: {exc.message})",
+                                   field="--api-key-env", fix=f"check {self.api_key_env}") from None
+                if exc.status == 404:
+                    raise BadInput(f"the server at {self.base_url} has no model {self.model!r} "
+                                   f"(404: {exc.message})", field="--model",
+                                   fix="pass a model the server serves (GET /v1/models lists them) and check "
+                                       "--base-url") from None
+                problem = f"HTTP {exc.status}: {excerpt(exc.message)}"
+                if exc.status < 500 and exc.status not in RETRIED_STATUS:
                     break  # the request itself is wrong for this server: asking again changes nothing
-                retry_after = exc.response.headers.get("retry-after")
-            except openai.APITimeoutError:
-                problem = f"no answer within --timeout {self.timeout:g} s"
-            except openai.APIConnectionError as exc:
-                problem = f"connection failed ({_describe_cause(exc)}); is the server at {self.client.base_url} up?"
+                retry_after = exc.retry_after
+            except (http.AnswerTooLarge, http.UnsupportedEncoding) as exc:
+                problem = str(exc)
+                break  # the server's answer is unusable as such: asking again only repeats it
+            except httpx.TimeoutException:
+                problem = f"no complete answer within --timeout {self.timeout:g} s"
+            except httpx.TransportError as exc:
+                problem = f"connection failed ({_describe_cause(exc)}); is the server at {self.base_url} up?"
             except MalformedResponse as exc:
                 problem = f"malformed response: {exc}"
+            except Exception as exc:  # zlib errors in a corrupt gzip body and the like
+                problem = f"unreadable response ({type(exc).__name__}: {excerpt(str(exc))})"
             if attempt <= self.max_retries:
                 self._wait(attempt, retry_after)
         return SampleFailure(f"{problem} (after {attempts} attempt{'s' if attempts != 1 else ''})", attempts)
@@ -157,15 +241,17 @@ class OpenAIBackend(Backend):
         self.client.close()
 
 
-def _error_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    response = getattr(exc, "response", None)
-    text = getattr(response, "text", None)
-    return text if text else str(exc)
+def _error_message(body: bytes) -> str:
+    """The `error.message` of an error body when it has one, else the body's text."""
+    text = body.decode("utf-8", errors="replace")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    inner = obj.get("error", obj) if isinstance(obj, dict) else None
+    if isinstance(inner, dict) and isinstance(inner.get("message"), str) and inner["message"]:
+        return inner["message"]
+    return text
 
 
 def _describe_cause(exc: BaseException) -> str:

@@ -18,7 +18,7 @@ from eval_kit.errors import BadInput
 BACKEND_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "transformers": ("models", ("torch", "transformers")),
     "vllm": ("vllm", ("vllm", "transformers")),
-    "openai": ("openai", ("openai",)),
+    "openai": ("openai", ("httpx",)),
 }
 
 
