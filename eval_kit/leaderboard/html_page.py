@@ -36,12 +36,14 @@ CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
 .hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:9em}
 .hk-board th.sortable{cursor:pointer}.hk-board th.sortable:hover{background:#dde3f0}
 .hk-board th[data-dir=asc]::after{content:" \\25B2"}.hk-board th[data-dir=desc]::after{content:" \\25BC"}
-.hk-board td.num,.hk-board th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.hk-board td.num,.hk-board th.num{text-align:right;font-variant-numeric:tabular-nums}
+.hk-board td.num{white-space:nowrap}.hk-board th small{font-weight:400;color:#555}
 .hk-board td.best{font-weight:700}.hk-board .ci{color:#666;font-size:11px;white-space:nowrap}
 .hk-board td.muted{color:#9a9a9a;font-style:italic}
 .hk-board td.easy{background:#c8f0f4}.hk-board td.hard{background:#ffc99a}.hk-board td.below{background:#ffeedd}
 .hk-board td.sig{background:#ffe08a}.hk-board td.diag{color:#aaa;text-align:center}
-.hk-board td.model{max-width:22em;overflow-wrap:anywhere}.hk-board td.model a{color:#1a4fb5}
+.hk-board td.model{max-width:22em;overflow-wrap:anywhere}
+.hk-board td a{color:#1a4fb5;padding:0;margin:0}
 .hk-board td.rev{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
 .hk-board .note{color:#555;margin:0.3em 0}.hk-board .legend{color:#555;font-size:12px;margin:0.2em 0 0.6em}
 .hk-board .status{background:#fff3cd;border:1px solid #e0c36a;padding:4px 8px;font-weight:600}
@@ -286,7 +288,8 @@ def overview_table(ov: dict[str, Any], combo: str | None = None) -> str:
     heads = ['<th class="sortable num c-rank">#</th>', '<th class="sortable c-model">Model</th>',
              '<th class="sortable c-type">Type</th>', '<th class="sortable c-backend">Backend</th>']
     for col in ov["columns"]:
-        heads.append(f'<th class="sortable num" title="{e(col["title"])}">{e(col["short"])}</th>')
+        heads.append(f'<th class="sortable num" title="{e(col["title"])}">{e(col["name"])}<br>'
+                     f'<small>{e(col["label"])} (%)</small></th>')
     heads += ['<th class="sortable num">Mean rank</th>', '<th class="sortable num">Benchmarks</th>']
     body = []
     bests = [_best([r["cells"][j]["headline"] if r["cells"][j] else None for r in ov["rows"]])

@@ -19,7 +19,7 @@ def overview(sections: dict[str, dict[str, Any] | None], titles: dict[str, str])
     for j, (benchmark, s) in enumerate(present):
         label = s["board"].headline_label
         where = f"config {s['config'] or 'unknown'}, {s['version_label']}" + (" (demo)" if s["synthetic"] else "")
-        columns.append({"benchmark": benchmark, "short": f"{titles.get(benchmark, benchmark)} {label} (%)",
+        columns.append({"benchmark": benchmark, "name": titles.get(benchmark, benchmark), "label": label,
                         "title": f"{titles.get(benchmark, benchmark)}, {where}: {label}"})
         for m in s["meta"]:
             entry = per_model.setdefault(m["model"], {"meta": m, "cells": [None] * len(present)})

@@ -81,7 +81,7 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
         if problem:
             gr.Textbox(value=problem, label="Configuration problem", interactive=False)
         with gr.Row(equal_height=True):
-            pickers = [gr.Dropdown(choices=_choices(views, n), value=(views.versions(n) or [(None,)])[0][0],
+            pickers = [gr.Dropdown(choices=_choices(views, n), value=views.default_version(n),
                                    label=f"{titles[n]} dataset version", elem_id=f"version-{n}", interactive=True,
                                    min_width=220)
                        for n in names]
@@ -128,7 +128,7 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
             updates = []
             for name, value in zip(names, chosen, strict=True):
                 options = _choices(views, name)
-                value = value if value in {v for _, v in options} else (options[0][1] if options else None)
+                value = value if value in {v for _, v in options} else views.default_version(name)
                 picked[name] = value
                 updates.append(gr.update(choices=options, value=value))
             return [current, *updates, views.overview_html(names, picked),

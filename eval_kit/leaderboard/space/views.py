@@ -116,9 +116,27 @@ class Views:
 
         return versions([r for r in self.rows() if r["benchmark"] == benchmark])
 
+    def default_version(self, benchmark: str) -> str | None:
+        """The version a page shows first: that of the references submissions are scored on (the data the
+        operator serves), when it has results, else the newest."""
+        from eval_kit.errors import BadInput
+        from eval_kit.leaderboard.cells import version_id
+        from eval_kit.leaderboard.provenance import dataset_version
+
+        found = [v for v, _, _ in self.versions(benchmark)]
+        current = None
+        if benchmark in self.lb.benchmarks():
+            try:
+                path, _ = self.lb.references(benchmark)
+                current = version_id({"dataset_version": dataset_version(path),
+                                      "dataset_revision": self.lb.revision(benchmark)})
+            except BadInput:
+                current = None
+        return current if current in found else (found[0] if found else None)
+
     def sections(self, benchmark: str, version: str | None = None) -> list[dict[str, Any]]:
-        """The sections of one benchmark at one version (default: the newest), each rebuilt only when its
-        cell's rows changed."""
+        """The sections of one benchmark at one version (default: `default_version`), each rebuilt only when
+        its cell's rows changed."""
         from eval_kit.leaderboard.cells import cells
         from eval_kit.leaderboard.render import build_section
 
@@ -126,7 +144,7 @@ class Views:
             found = self.versions(benchmark)
             if not found:
                 return []
-            version = version if version in {v for v, _, _ in found} else found[0][0]
+            version = version if version in {v for v, _, _ in found} else self.default_version(benchmark)
             out = []
             for cell in cells([r for r in self._rows if r["benchmark"] == benchmark]):
                 if cell.version != version:
