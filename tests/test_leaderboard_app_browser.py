@@ -329,13 +329,14 @@ def test_a_zips_metadata_backend_is_shown(page, app, shots):
 
     run = app["tmp"] / "openai-run"
     hk("eval", "movsafebench", "-m", "majority", "-b", "baseline", "--data", app["refs"], "--out", run,
-       "--no-progress")
+       "--no-progress", "--text-only")
     meta = json.loads((run / "metadata.json").read_text())
     meta.update(backend="openai", model="api-model-x", settings={"temperature": 0})
     archive = app["tmp"] / "openai-run.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(run / "predictions.jsonl", "openai-run/predictions.jsonl")
         zf.writestr("openai-run/metadata.json", json.dumps(meta))
+    tab(page, "Submit")
     assert page.input_value("#submit-backend input") == ""  # nothing chosen in the form
     text = submit(page, archive, "")
     assert text.startswith("ok: 60 predictions"), text

@@ -32,8 +32,8 @@ KNOWN_BACKENDS = ("transformers", "vllm", "openai", "lmms-eval", "baseline")
 CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
 .hk-board table{border-collapse:collapse;margin:0.4em 0 1.2em;font-size:13px}
 .hk-board .hk-scroll{max-width:100%;overflow-x:auto}
-.hk-board th,.hk-board td{border:1px solid #d4d4d4;padding:3px 6px;text-align:left;vertical-align:top}
-.hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:9em}
+.hk-board th,.hk-board td{border:1px solid #d4d4d4;padding:3px 5px;text-align:left;vertical-align:top}
+.hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:8em}
 .hk-board th.sortable{cursor:pointer}.hk-board th.sortable:hover{background:#dde3f0}
 .hk-board th[data-dir=asc]::after{content:" \\25B2"}.hk-board th[data-dir=desc]::after{content:" \\25BC"}
 .hk-board td.num,.hk-board th.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -42,7 +42,7 @@ CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
 .hk-board td.muted{color:#9a9a9a;font-style:italic}
 .hk-board td.easy{background:#c8f0f4}.hk-board td.hard{background:#ffc99a}.hk-board td.below{background:#ffeedd}
 .hk-board td.sig{background:#ffe08a}.hk-board td.diag{color:#aaa;text-align:center}
-.hk-board td.model{max-width:22em;overflow-wrap:anywhere}
+.hk-board td.model{min-width:7em;max-width:22em;overflow-wrap:break-word}
 .hk-board td a{color:#1a4fb5;padding:0;margin:0}
 .hk-board td.rev{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
 .hk-board .note{color:#555;margin:0.3em 0}.hk-board .legend{color:#555;font-size:12px;margin:0.2em 0 0.6em}
@@ -173,7 +173,8 @@ def ranking_table(section: dict[str, Any]) -> str:
             text = cells[6 + n_cols + j]
             tds.append(f'<td class="num c-counter"{_v(float(text)) if text != "-" else ""}>{e(text)}</td>')
         base = 6 + n_cols + len(board.counters)
-        tds += [f'<td class="c-config">{e(cells[base])}</td>', f'<td class="c-version">{e(cells[base + 1])}</td>',
+        version = "unreleased" if cells[base + 1] == "local (unreleased)" else cells[base + 1]
+        tds += [f'<td class="c-config">{e(cells[base])}</td>', f'<td class="c-version">{e(version)}</td>',
                 f'<td class="rev c-revision" title="{e(m.get("revision") or "")}">{e(m["revision_short"])}</td>']
         if has_link:
             href = link_href(m.get("link"))

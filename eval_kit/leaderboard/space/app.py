@@ -75,7 +75,7 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
     views = Views(lb)
     names = tab_benchmarks(lb, views.rows())
     titles = {n: (registry.find(n).title if registry.find(n) else n) for n in names}
-    with gr.Blocks(title=settings.title) as demo:
+    with gr.Blocks(title=settings.title, fill_width=True) as demo:
         gr.Markdown(f"# {settings.title}\nVLM safety benchmarks, scored by hazardkit. Click a column header to "
                     "sort; each (benchmark, dataset version, config) is ranked on its own.")
         if problem:
