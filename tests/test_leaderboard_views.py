@@ -171,3 +171,30 @@ def test_the_metadata_wins_over_the_form_and_the_form_fills_the_rest(tmp_path, r
     assert nameless.status == "published" and read_table(lb.settings.table)[-1]["model"] == "majority"
     missing = lb.submit(predictions(refs, tmp_path / "q.jsonl"), "q.jsonl", "movsafebench", "", user="u4")
     assert missing.status == "refused" and missing.lines == ["error: field 'model': no model"]
+
+
+def test_the_leaderboards_holm_equals_statsmodels():
+    import numpy as np
+
+    from eval_kit.leaderboard.significance import holm
+    from eval_kit.scoring import significance
+
+    rng = np.random.default_rng(1)
+    for n in (1, 2, 7, 45):
+        p = list(rng.random(n) ** 3) + [0.01, 0.01, 1.0]  # ties and a 1 included
+        ours, reference = holm(p), significance.holm(p)
+        assert ours[0] == reference[0] and np.allclose(ours[1], reference[1], rtol=0, atol=1e-12)
+    assert holm([]) == ([], [])
+
+
+def test_pairwise_tests_are_computed_once_per_pair():
+    from eval_kit.leaderboard.significance import pairwise_matrix
+
+    models = {m: {f"s{i}": bool((i * k) % 3) for i in range(30)} for k, m in enumerate(("a", "b", "c"), 1)}
+    cache: dict = {}
+    ids = {m: (m, 1) for m in models}
+    first = pairwise_matrix(models, cache=cache, ids=ids)
+    assert len(cache) == 3
+    cache[(("a", 1), ("b", 1))] = (0.0, 30, 30, 0)  # a kept result is used, not recomputed
+    again = pairwise_matrix(models, cache=cache, ids=ids)
+    assert again["pairs"][("a", "b")]["p"] == 0.0 and first["pairs"][("a", "b")]["p"] != 0.0

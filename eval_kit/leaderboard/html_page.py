@@ -242,8 +242,8 @@ LEGEND = (f"Breakdown colours as in the MovSafeBench paper (tables 3 and 4): cya
 
 
 def section_html(section: dict[str, Any], image_src: Any = None, *, open_details: bool = False) -> str:
-    """One cell: heading, status, ranking, breakdowns, significance matrices, plots (`image_src(plot)` gives
-    an image's src: a file beside the page, or a data: URL in the app)."""
+    """One cell: heading, status, ranking, breakdowns, significance matrices, plots (`image_src`: None for the
+    PNG files beside the static page, "svg" for inline SVG drawn from the same data, as the app does)."""
     board = section["board"]
     ver = e(section["version"])
     parts = [f'<section class="hk-cell" id="{e(section["anchor"])}" data-bench="{e(section["benchmark"])}" '
@@ -269,6 +269,9 @@ def section_html(section: dict[str, Any], image_src: Any = None, *, open_details
                      "samples only the row model got right / only the column model got right.</p>"
                      f"{matrix_table(m['matrix'])}</details>")
     for p in section["plots"]:
+        if image_src == "svg":
+            parts.append(f"<figure>{svg_bars(p)}</figure>")
+            continue
         src = image_src(p) if image_src else p["file"]
         if src:
             parts.append(f"<figure><img src='{e(src)}' alt='{e(p['title'])}'><figcaption>{e(p['title'])}"
@@ -360,3 +363,47 @@ ABOUT_POINTS = (
     "Breakdown cells show n beside the value and a 95% Wilson interval on hover; cells on fewer than "
     f"{SMALL_N} samples are muted.",
 )
+
+
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+            "#17becf")
+
+
+def svg_bars(plot: dict[str, Any]) -> str:
+    """A grouped bar chart (one group per breakdown value, one bar per model, 0-100 %) as inline SVG: what the
+    static page draws with matplotlib, drawn in milliseconds, with every label escaped as text."""
+    labels, series, columns = plot["labels"], plot["series"], plot["columns"]
+    left, top, height, group = 48, 28, 200, max(36, 12 * len(labels) + 12)
+    legend_w = 16 + 7 * min(40, max((len(x) for x in labels), default=0))
+    width = left + group * len(columns) + 20 + legend_w
+    bar = (group - 12) / max(1, len(labels))
+    parts = [f'<svg class="hk-plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 70}" '
+             f'role="img" aria-label="{e(plot["title"])}" font-family="system-ui,sans-serif" font-size="11">',
+             f'<text x="{left}" y="16" font-size="13" font-weight="600">{e(plot["title"])}</text>']
+    for tick in range(0, 101, 20):
+        y = top + height - height * tick / 100
+        parts.append(f'<line x1="{left}" x2="{left + group * len(columns)}" y1="{y:.1f}" y2="{y:.1f}" '
+                     f'stroke="#ddd"/><text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick}</text>')
+    parts.append(f'<text transform="translate(12,{top + height / 2}) rotate(-90)" text-anchor="middle">'
+                 f'{e(plot["ylabel"])}</text>')
+    for j, column in enumerate(columns):
+        x0 = left + j * group + 6
+        for i, values in enumerate(series):
+            value = values.get(column)
+            if not isinstance(value, int | float):
+                continue
+            h = height * max(0.0, min(1.0, float(value)))
+            parts.append(f'<rect x="{x0 + i * bar:.1f}" y="{top + height - h:.1f}" width="{max(1.0, bar - 1):.1f}" '
+                         f'height="{h:.1f}" fill="{_PALETTE[i % len(_PALETTE)]}"><title>{e(labels[i])}, '
+                         f'{e(str(column))}: {pct(value)}%</title></rect>')
+        cx = left + j * group + group / 2
+        parts.append(f'<text transform="translate({cx:.1f},{top + height + 12}) rotate(30)" font-size="10">'
+                     f'{e(str(column).replace("_", " "))}</text>')
+    lx = left + group * len(columns) + 20
+    for i, label in enumerate(labels):
+        y = top + 10 + 16 * i
+        short = label if len(label) <= 40 else label[:39] + "…"
+        parts.append(f'<rect x="{lx}" y="{y - 9}" width="10" height="10" fill="{_PALETTE[i % len(_PALETTE)]}"/>'
+                     f'<text x="{lx + 14}" y="{y}">{e(short)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -169,19 +169,20 @@ def _settings_text(result: dict[str, Any]) -> str:
 
 
 def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True, top: int = TOP,
-          result_of: Any = None, drawn_plots: dict | None = None) -> list[dict[str, Any]]:
+          result_of: Any = None, drawn_plots: dict | None = None, pvalues: dict | None = None) -> list[dict[str, Any]]:
     """Sections per cell (benchmark, dataset version, config; demo/synthetic apart): tables as lists of cells,
     plot paths, significance. With `plots`, plots are written to out/plots (only there: their names come
     from validated names). `result_of(row)` gives a row's parsed result (the app caches them);
-    `drawn_plots` (file -> what was drawn) lets a plot whose content did not change stay as it is."""
+    `drawn_plots` (file -> what was drawn) lets a plot whose content did not change stay as it is; `pvalues`
+    keeps each pair's McNemar test between builds (Holm is applied afresh to the pairs of each matrix)."""
     from eval_kit.leaderboard.cells import cells
 
-    return [build_section(cell, out, plots=plots, top=top, result_of=result_of or _result, drawn_plots=drawn_plots)
-            for cell in cells(rows)]
+    return [build_section(cell, out, plots=plots, top=top, result_of=result_of or _result, drawn_plots=drawn_plots,
+                          pvalues=pvalues) for cell in cells(rows)]
 
 
 def build_section(cell: Any, out: Path, *, plots: bool = True, top: int = TOP, result_of: Any = _result,
-                  drawn_plots: dict | None = None) -> dict[str, Any]:
+                  drawn_plots: dict | None = None, pvalues: dict | None = None) -> dict[str, Any]:
     """One cell's section: ranking, breakdowns (value, n and CI per cell), top-`top` plots and significance."""
     from eval_kit.leaderboard.cells import model_type, short_revision, version_label
 
@@ -259,12 +260,16 @@ def build_section(cell: Any, out: Path, *, plots: bool = True, top: int = TOP, r
                 _plot(out / file, title, [labels[i] for i in best], series, columns, ylabel=f"{what} (%)")
                 if drawn_plots is not None:
                     drawn_plots[file.as_posix()] = content
-        drawn.append({"file": file.as_posix(), "title": title})
+        drawn.append({"file": file.as_posix(), "title": title, "labels": [labels[i] for i in best], "series": series,
+                      "columns": columns, "ylabel": f"{what} (%)"})
     matrices = []
     for key, title in board.significance:
         paired = _paired([results[i] for i in best], [labels[i] for i in best], key)
         if len(paired) >= 2:
-            matrices.append({"title": title, "matrix": pairwise_matrix(paired), "of": len(brows)})
+            ids = {labels[i]: (key, brows[i]["run"], brows[i]["model"], brows[i].get("added_at"), brows[i]["headline"])
+                   for i in best}
+            matrices.append({"title": title, "matrix": pairwise_matrix(paired, cache=pvalues, ids=ids),
+                             "of": len(brows)})
     heading = f"{board.title}: config {config}" if config else f"{board.title}: config unknown"
     if synthetic:
         status = ("Demo / synthetic data: these rows are not benchmark results and are ranked only among "

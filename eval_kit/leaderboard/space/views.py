@@ -3,14 +3,13 @@ rebuilt only where something changed. No Gradio here, so it is tested without a 
 
 A change updates only what it changes: the table is re-read only when its file changed (size and mtime);
 each row's result JSON is parsed once; a cell's section (ranking, breakdowns, top-10 significance and
-plots) is rebuilt only when that cell's rows changed, and a plot is redrawn only when what it draws
-changed. Every user-provided string is escaped by `html_page`; Markdown on the page is written only from
-the kit's own strings.
+plots) is rebuilt only when that cell's rows changed, each pair's significance test is computed once, and
+plots are inline SVG drawn from the section's numbers (no matplotlib in the app). Every user-provided
+string is escaped by `html_page`; Markdown on the page is written only from the kit's own strings.
 """
 
 from __future__ import annotations
 
-import base64
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +71,7 @@ class Views:
         self._results: dict[tuple, dict[str, Any]] = {}
         self._sections: dict[tuple, tuple[tuple, dict[str, Any]]] = {}
         self._html: dict[tuple, tuple[tuple, str]] = {}
-        self._images: dict[str, tuple[str, str]] = {}
-        self._drawn: dict[str, str] = {}
+        self._pvalues: dict[tuple, tuple] = {}  # each pair's McNemar test, computed once
         self.builds = 0  # sections built (a test reads it: a change rebuilds only its own cell)
 
     @property
@@ -152,28 +150,13 @@ class Views:
                 signature = tuple(sorted(self._row_key(r) for r in cell.rows))
                 cached = self._sections.get(cell.key)
                 if cached is None or cached[0] != signature:
-                    section = build_section(cell, self.site, result_of=self._result_of, drawn_plots=self._drawn)
+                    section = build_section(cell, self.site, plots=False, result_of=self._result_of,
+                                            pvalues=self._pvalues)
                     self.builds += 1
                     section["build_id"] = self.builds
                     self._sections[cell.key] = (signature, section)
                 out.append(self._sections[cell.key][1])
             return out
-
-    def plot_path(self, plot: dict[str, Any]) -> Path:
-        return self.site / plot["file"]
-
-    def _image_src(self, plot: dict[str, Any]) -> str | None:
-        """The plot as a data: URL (no file serving needed), re-encoded only when it was redrawn."""
-        path = self.plot_path(plot)
-        drawn = self._drawn.get(plot["file"], "")
-        cached = self._images.get(plot["file"])
-        if cached is not None and cached[0] == drawn:
-            return cached[1]
-        if not path.is_file():
-            return None
-        src = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
-        self._images[plot["file"]] = (drawn, src)
-        return src
 
     # --- HTML ------------------------------------------------------------------------------------
     def updated(self) -> str | None:
@@ -200,7 +183,7 @@ class Views:
                 head = hp.meta_line(versions=f"{shown} shown; all versions: {hp.versions_summary(found)}",
                                     updated=self.updated())
                 text = (f"<div class='hk-board'>{head}"
-                        + "".join(hp.section_html(s, self._image_src) for s in sections) + "</div>")
+                        + "".join(hp.section_html(s, "svg") for s in sections) + "</div>")
             self._html[key] = (signature, text)
             return text
 
