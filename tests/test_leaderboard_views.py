@@ -181,7 +181,7 @@ def test_the_leaderboards_holm_equals_statsmodels():
 
     rng = np.random.default_rng(1)
     for n in (1, 2, 7, 45):
-        p = list(rng.random(n) ** 3) + [0.01, 0.01, 1.0]  # ties and a 1 included
+        p = [*(rng.random(n) ** 3), 0.01, 0.01, 1.0]  # ties and a 1 included
         ours, reference = holm(p), significance.holm(p)
         assert ours[0] == reference[0] and np.allclose(ours[1], reference[1], rtol=0, atol=1e-12)
     assert holm([]) == ([], [])
