@@ -304,7 +304,8 @@ def test_breakdowns_and_the_significance_view(page, shots):
     assert "n=" in cell.inner_text() and "95% CI" in cell.get_attribute("title")  # n beside, CI on hover
     muted = page.eval_on_selector_all("#board-movsafebench details[open] td.muted", "cs => cs.length")
     assert muted > 0  # 60 references: every scenario has fewer than 20 samples per model
-    assert board.locator("img").count() == 2  # the scenario and category plots
+    assert board.locator("svg.hk-plot").count() == 2  # the scenario and category plots (inline SVG)
+    assert "alpha-vl" in board.locator("svg.hk-plot").first.inner_html()  # its legend, as escaped text
     page.screenshot(path=shots / "tab_movsafebench_significance.png", full_page=True)
 
 
@@ -385,7 +386,7 @@ def test_upload_a_valid_submission_and_see_its_row(page, app, shots):
     assert column(page, "movsafebench", "model")[0] == model  # as typed: no markup, no template expansion
     assert column(page, "movsafebench", "headline")[0] == "100.0"
     assert page.evaluate("() => window.__pwned") is None  # the markup was never parsed as HTML
-    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("img[src='x']").count() == 0 and page.locator("svg img").count() == 0  # plots too
     page.screenshot(path=shots / "tab_movsafebench_after_submit.png", full_page=True)
 
 

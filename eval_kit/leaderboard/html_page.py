@@ -195,7 +195,7 @@ def breakdown_table(section: dict[str, Any], breakdown: dict[str, Any]) -> str:
     body = []
     for m, cells in zip(section["meta"], breakdown["cells"], strict=True):
         solid = [c["v"] for c in cells if c["v"] is not None and not (c["n"] is not None and c["n"] < SMALL_N)]
-        top, bottom = (max(solid), min(solid)) if len(solid) >= 2 else (None, None)
+        top, bottom = (max(solid), min(solid)) if len(solid) >= 3 else (None, None)  # 2 columns: no extremes
         tds = [_model_cell(m)]
         for c in cells:
             v, n, ci = c["v"], c["n"], c["ci"]
@@ -373,9 +373,10 @@ def svg_bars(plot: dict[str, Any]) -> str:
     """A grouped bar chart (one group per breakdown value, one bar per model, 0-100 %) as inline SVG: what the
     static page draws with matplotlib, drawn in milliseconds, with every label escaped as text."""
     labels, series, columns = plot["labels"], plot["series"], plot["columns"]
-    left, top, height, group = 48, 28, 200, max(36, 12 * len(labels) + 12)
+    left, top, height = 48, 28, 220
+    group = max(64, 14 * len(labels) + 16, (560 - left) // max(1, len(columns)) if len(columns) <= 6 else 0)
     legend_w = 16 + 7 * min(40, max((len(x) for x in labels), default=0))
-    width = left + group * len(columns) + 20 + legend_w
+    width = int(max(left + group * len(columns) + 20 + legend_w, 40 + 7.5 * len(plot["title"])))
     bar = (group - 12) / max(1, len(labels))
     parts = [f'<svg class="hk-plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 70}" '
              f'role="img" aria-label="{e(plot["title"])}" font-family="system-ui,sans-serif" font-size="11">',

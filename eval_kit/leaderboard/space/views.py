@@ -11,36 +11,10 @@ string is escaped by `html_page`; Markdown on the page is written only from the 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval_kit.leaderboard.space.pipeline import Leaderboard
-
-
-@dataclass
-class Frame:
-    """A table for gr.Dataframe: headers, rows (numbers as floats so columns sort numerically), datatypes."""
-
-    headers: list[str]
-    rows: list[list[Any]]
-    datatypes: list[str]
-
-
-def _number(cell: str) -> float | None:
-    """The cell as a number when it is exactly one ("80.0", "3"), else None ("[75.0, 85.0]", "left")."""
-    try:
-        return float(cell) if cell.strip() == cell and cell not in ("nan", "inf", "-inf") else None
-    except ValueError:
-        return None
-
-
-def frame(head: list[str], rows: list[list[str]]) -> Frame:
-    """Columns whose cells are all numbers (or "-") become number columns, so they sort as numbers."""
-    datatypes = ["number" if rows and all(r[i] == "-" or _number(r[i]) is not None for r in rows) else "str"
-                 for i in range(len(head))]
-    converted = [[(_number(c) if datatypes[i] == "number" else c) for i, c in enumerate(r)] for r in rows]
-    return Frame(list(head), converted, datatypes)
 
 
 def tab_benchmarks(lb: Leaderboard, rows: list[dict[str, Any]]) -> list[str]:
