@@ -180,7 +180,8 @@ def browser_speed(tmp: Path, refs: Path, submissions: list[Path], args: argparse
                    check=True, capture_output=True)
     port = free_port()
     env = {**os.environ, "HAZARDKIT_SPACE_DIR": str(tmp / "data"), "HAZARDKIT_REFERENCES": f"movsafebench={refs}",
-           "HAZARDKIT_DAILY_LIMIT": "1000", "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
+           "HAZARDKIT_DAILY_LIMIT": "1000", "HAZARDKIT_SCORE_TIMEOUT": "300",  # timed here, never cut short
+           "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False", "MPLBACKEND": "Agg"}
     env.pop("SPACE_ID", None)
     server = subprocess.Popen([sys.executable, "app.py"], cwd=space, env=env, stdout=subprocess.DEVNULL,
