@@ -45,13 +45,22 @@ def shots(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    """The Space folder written by `hazardkit leaderboard space`, its app.py run as a Space runs it."""
+    """The Space folder written by `hazardkit leaderboard space`, its app.py run as a Space runs it.
+
+    The references are release 0.2.0 (a release manifest beside them); three submissions were scored on them.
+    Two rows on release 0.1.0 of the same config (real scored results, re-labelled as that release) must
+    stay in their own table. SafeRelBench demo baselines are beside them, one also under the name of a
+    MovSafeBench model (a real scored result under another name), so the overview has a model on two
+    benchmarks.
+    """
+    from eval_kit.leaderboard.results import add_results, read_table
     from eval_kit.leaderboard.space.pipeline import Leaderboard
     from eval_kit.leaderboard.space.settings import SpaceSettings
 
     tmp = tmp_path_factory.mktemp("app")
     refs = tmp / "references.jsonl"
     _write_refs(refs)
+    (tmp / "release-manifest.json").write_text(json.dumps({"version": "0.2.0"}))
     data = tmp / "data"
     sr_samples = ROOT / "manifests" / "saferelbench" / "demo.jsonl"
     env_refs = f"movsafebench={refs}; saferelbench={sr_samples}"
@@ -69,7 +78,14 @@ def app(tmp_path_factory):
            "--no-progress")
         hk("score", "run", out)
         runs.append(out / "scores.json")
-    hk("leaderboard", "add", *runs, "--table", data / "results.parquet")
+    table = data / "results.parquet"
+    hk("leaderboard", "add", *runs, "--table", table)
+    rows = read_table(table)
+    old = [{**r, "model": f"old-{r['model']}", "run": f"old-{r['run']}", "dataset_version": "0.1.0",
+            "dataset_revision": "v0.1.0", "link": None}
+           for r in rows if r["model"] in ("alpha-vl", "gamma-vl")]
+    sr = next(r for r in rows if r["model"] == "fixed:reference [base]")
+    add_results(table, [*old, {**sr, "model": "alpha-vl", "run": "alpha-saferel", "backend": "vllm"}])
     space = tmp / "space"
     hk("leaderboard", "space", "--out", space)
     port = free_port()
@@ -93,7 +109,7 @@ def app(tmp_path_factory):
             proc.kill()
             pytest.fail(f"app.py did not start: {(tmp / 'app.log').read_text()[-3000:]}")
         time.sleep(0.5)
-    yield {"url": url, "refs": refs, "tmp": tmp, "data": data}
+    yield {"url": url, "refs": refs, "tmp": tmp, "data": data, "env_refs": env_refs}
     proc.terminate()
     try:
         proc.wait(timeout=10)
@@ -121,33 +137,42 @@ def browser(chromium):  # noqa: F811
 
 @pytest.fixture
 def page(browser, app):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(app["url"])
-    page.wait_for_selector("#tab-movsafebench .ranking [data-testid='cell-0-3']", state="attached")
+    page.wait_for_selector("#board-overview table.overview tbody tr", state="attached")
     yield page
     context.close()
 
 
-def tab(page, title: str) -> None:
-    page.get_by_role("tab", name=title).click()
+def tab(page, title: str, board: str | None = None) -> None:
+    page.get_by_role("tab", name=title, exact=True).click()
+    if board:
+        page.wait_for_selector(f"#board-{board} .hk-board", state="visible")
 
 
-def column(page, scope: str, col: int) -> list[str]:
-    return page.eval_on_selector_all(f"{scope} .ranking [role=gridcell][data-col='{col}']",
-                                     "cells => cells.map(c => c.innerText.trim())")
+def column(page, board: str, key: str, table: str = "ranking") -> list[str]:
+    """The visible cells of one column (class c-KEY) of a board's tables, top to bottom."""
+    return page.eval_on_selector_all(f"#board-{board} table.{table} tbody tr td.c-{key}",
+                                     "cells => cells.filter(c => c.offsetParent !== null).map(c => c.innerText.trim())")
+
+
+def wait_text(page, selector: str, text: str, present: bool = True) -> None:
+    """Wait until the element's text contains (or no longer contains) `text`."""
+    page.wait_for_function("([s, t, want]) => { const n = document.querySelector(s); "
+                           "return !!n && n.innerText.includes(t) === want; }", arg=[selector, text, present])
 
 
 def result_text(page) -> str:
     return page.input_value("#submit-result textarea")
 
 
-def submit(page, file: Path, model: str) -> str:
+def submit(page, file: Path, model: str, link: str = "https://example.org/model") -> str:
     """Fill the Submit tab, upload `file`, press Submit; the Result box's text once it changes."""
     tab(page, "Submit")
     page.fill("#submit-model textarea, #submit-model input", model)
-    page.fill("#submit-link textarea, #submit-link input", "https://example.org/model")
+    page.fill("#submit-link textarea, #submit-link input", link)
     before = result_text(page)
     page.set_input_files("#submit-file input[type=file]", str(file))
     page.wait_for_selector(f"#submit-file :text('{file.name}')")
@@ -157,19 +182,39 @@ def submit(page, file: Path, model: str) -> str:
     return result_text(page)
 
 
+def choose_version(page, benchmark: str, label: str) -> None:
+    page.click(f"#version-{benchmark} input")
+    page.get_by_role("option", name=label).click()
+
+
 def test_page_loads_and_every_tab_shows(page, shots):
     assert page.title() == "hazardkit leaderboard"
-    assert column(page, "#tab-movsafebench", 1) == ["alpha-vl", "beta-vl", "gamma-vl"]  # ranked by accuracy
-    assert column(page, "#tab-movsafebench", 0) == ["1", "2", "3"]
-    assert column(page, "#tab-movsafebench", 8) == ["default"] * 3  # config, version, revision on every row
-    assert all(v.startswith("sha256:") for v in column(page, "#tab-movsafebench", 10))
-    assert column(page, "#tab-movsafebench", 11) == [f"https://example.org/{m}" for m in ("alpha-vl", "beta-vl",
-                                                                                         "gamma-vl")]
+    overview = page.inner_text("#board-overview")
+    assert "Dataset version: MovSafeBench v0.2.0" in overview and "last updated" in overview
+    page.screenshot(path=shots / "tab_overview.png", full_page=True)
+    tab(page, "MovSafeBench", "movsafebench")
+    assert column(page, "movsafebench", "model") == ["alpha-vl", "beta-vl", "gamma-vl"]  # ranked by accuracy
+    assert column(page, "movsafebench", "rank") == ["1", "2", "3"]
+    assert column(page, "movsafebench", "config") == ["default"] * 3  # config, version, revision on every row
+    assert column(page, "movsafebench", "version") == ["0.2.0"] * 3
+    assert all(v.startswith("sha256:") for v in column(page, "movsafebench", "revision"))
+    assert column(page, "movsafebench", "link") == [f"example.org/{m}" for m in ("alpha-vl", "beta-vl", "gamma-vl")]
+    links = page.eval_on_selector_all("#board-movsafebench table.ranking td.c-model a", "as => as.map(a => a.href)")
+    assert links == [f"https://example.org/{m}" for m in ("alpha-vl", "beta-vl", "gamma-vl")]  # names are linked
+    headline = column(page, "movsafebench", "headline")
+    assert all(len(v.split(".")[-1]) == 1 for v in headline)  # one format: one decimal everywhere
+    align = page.eval_on_selector("#board-movsafebench table.ranking td.c-headline",
+                                  "c => getComputedStyle(c).textAlign")
+    assert align == "right"
+    for key in ("revision", "link"):  # visible at 1440 px without scrolling sideways
+        box = page.locator(f"#board-movsafebench table.ranking th.c-{key}").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 1440, (key, box)
+    text = page.inner_text("#board-movsafebench")
+    assert "Dataset version: v0.2.0 shown" in text and "last updated" in text
     page.screenshot(path=shots / "tab_movsafebench.png", full_page=True)
-    tab(page, "SafeRelBench")
-    page.wait_for_selector("#tab-saferelbench .ranking [data-testid='cell-0-1']", state="visible")
-    assert "Demo / synthetic data" in page.inner_text("#tab-saferelbench")
-    assert column(page, "#tab-saferelbench", 1) == ["fixed:reference [base]", "fixed:unmitigated [base]"]
+    tab(page, "SafeRelBench", "saferelbench")
+    assert "Demo / synthetic data" in page.inner_text("#board-saferelbench")
+    assert column(page, "saferelbench", "model") == ["alpha-vl", "fixed:reference [base]", "fixed:unmitigated [base]"]
     page.screenshot(path=shots / "tab_saferelbench.png", full_page=True)
     tab(page, "About")
     about = page.inner_text("#tab-about")
@@ -180,44 +225,155 @@ def test_page_loads_and_every_tab_shows(page, shots):
     page.screenshot(path=shots / "tab_submit.png", full_page=True)
 
 
-def test_breakdowns_and_the_significance_view(page, shots):
-    board = page.locator("#tab-movsafebench")
-    board.get_by_text("Pairwise significance", exact=True).click()
-    matrix = board.locator(".block", has=page.get_by_text("Row vs column")).last
-    matrix.wait_for(state="visible")
-    from playwright.sync_api import expect
+def test_two_dataset_versions_stay_apart(page, shots):
+    tab(page, "MovSafeBench", "movsafebench")
+    assert "old-" not in page.inner_text("#board-movsafebench")  # the newest version is shown by default
+    dropdown = page.input_value("#version-movsafebench input")
+    assert dropdown == "v0.2.0 (3 results)"
+    choose_version(page, "movsafebench", "v0.1.0 (2 results)")
+    wait_text(page, "#board-movsafebench", "dataset v0.1.0")
+    assert column(page, "movsafebench", "model") == ["old-alpha-vl", "old-gamma-vl"]  # ranked among themselves
+    assert column(page, "movsafebench", "rank") == ["1", "2"]
+    assert column(page, "movsafebench", "version") == ["0.1.0"] * 2
+    text = page.inner_text("#board-movsafebench")
+    assert "beta-vl" not in text.replace("old-", "")  # no row of the other version, not even in a matrix
+    overview = page.inner_text("#board-overview")
+    assert "MovSafeBench v0.1.0" in overview
+    page.screenshot(path=shots / "tab_movsafebench_v0.1.0.png", full_page=True)
+    choose_version(page, "movsafebench", "v0.2.0 (3 results)")
+    wait_text(page, "#board-movsafebench", "dataset v0.2.0")
+    assert column(page, "movsafebench", "model") == ["alpha-vl", "beta-vl", "gamma-vl"]
 
-    expect(matrix).to_contain_text("—", timeout=15_000)  # the table body renders after its header
-    text = board.inner_text()
-    assert "Row vs column" in text and "Holm-adjusted exact McNemar" in text
+
+def test_the_overview_ranks_a_model_across_benchmarks(page, shots):
+    rows = page.eval_on_selector_all(
+        "#board-overview table.overview tbody tr",
+        "rs => rs.map(r => [...r.children].map(c => c.innerText.trim()))")
+    heads = page.eval_on_selector_all("#board-overview table.overview th", "hs => hs.map(h => h.innerText.trim())")
+    assert heads[:4] == ["#", "Model", "Type", "Backend"] and heads[-2:] == ["Mean rank", "Benchmarks"]
+    ms, sr = heads.index("MovSafeBench\nTotal accuracy (edited images) (%)"), heads.index("SafeRelBench\nSSR (task "
+                                                                                           "+ safety) (%)")
+    by_model = {r[1]: r for r in rows}
+    alpha = by_model["alpha-vl"]
+    assert rows[0][1] == "alpha-vl" and alpha[0] == "1"  # on both benchmarks: ranked first
+    assert alpha[-1] == "2 of 2" and "#1" in alpha[ms] and "#1" in alpha[sr]
+    assert by_model["beta-vl"][sr] == "–"  # no SafeRelBench result: blank, not zero
+    assert by_model["beta-vl"][-1] == "1 of 2"
+    assert "[" in alpha[ms]  # the CI beside the value
+    page.screenshot(path=shots / "overview_ranked.png", full_page=True)
+
+
+def test_a_filter_hides_baselines_and_the_column_chooser_hides_columns(page, shots):
+    tab(page, "SafeRelBench", "saferelbench")
+    before = column(page, "saferelbench", "model")
+    assert "fixed:reference [base]" in before
+    page.check("#hide-baselines")
+    page.wait_for_function("() => document.querySelectorAll('#board-saferelbench tr[data-type=\"baseline\"]')"
+                           ".length > 0 && [...document.querySelectorAll('#board-saferelbench tr[data-type="
+                           "\"baseline\"]')].every(r => r.offsetParent === null)")
+    assert column(page, "saferelbench", "model") == ["alpha-vl"]  # the vllm row stays
+    page.screenshot(path=shots / "filter_hide_baselines.png", full_page=True)
+    tab(page, "Overview")
+    models = column(page, "overview", "model", table="overview")
+    assert "fixed:reference" not in models and "alpha-vl" in models
+    page.uncheck("#hide-baselines")
+    tab(page, "MovSafeBench", "movsafebench")
+    page.uncheck(".hk-columns input[data-col='revision']")
+    page.wait_for_function("() => document.querySelector('#board-movsafebench th.c-revision').offsetParent === null")
+    page.check(".hk-columns input[data-col='revision']")
+    page.wait_for_function("() => document.querySelector('#board-movsafebench th.c-revision').offsetParent !== null")
+
+
+def test_breakdowns_and_the_significance_view(page, shots):
+    tab(page, "MovSafeBench", "movsafebench")
+    board = page.locator("#board-movsafebench")
+    board.get_by_text("Pairwise significance", exact=True).click()
+    matrix = board.locator("table.matrix")
+    matrix.wait_for(state="visible")
+    text = matrix.inner_text()
     for model in ("alpha-vl", "beta-vl", "gamma-vl"):
         assert model in text
     assert "—" in text  # the diagonal
+    shaded = page.eval_on_selector_all("#board-movsafebench table.matrix td.sig",
+                                       "cs => cs.map(c => getComputedStyle(c).backgroundColor)")
+    assert shaded and all(c == "rgb(255, 224, 138)" for c in shaded)  # significance shaded as on the static page
     board.get_by_text("Accuracy by scenario (paper table 3)", exact=True).click()
-    expect(board).to_contain_text("intrusion", timeout=15_000)
-    assert "no_edit" in board.inner_text() and "intrusion" in board.inner_text()
-    assert board.locator("img").count() == 2  # the scenario and category plots
+    table = board.locator("details.hk-breakdown[open] table.breakdown").first
+    table.wait_for(state="visible")
+    cell = table.locator("td.num").first
+    assert "n=" in cell.inner_text() and "95% CI" in cell.get_attribute("title")  # n beside, CI on hover
+    muted = page.eval_on_selector_all("#board-movsafebench details[open] td.muted", "cs => cs.length")
+    assert muted > 0  # 60 references: every scenario has fewer than 20 samples per model
+    assert board.locator("svg.hk-plot").count() == 2  # the scenario and category plots (inline SVG)
+    assert "alpha-vl" in board.locator("svg.hk-plot").first.inner_html()  # its legend, as escaped text
     page.screenshot(path=shots / "tab_movsafebench_significance.png", full_page=True)
 
 
 def test_sort_a_column(page, shots):
-    def sort(direction: str) -> list[float]:
-        header = page.locator("#tab-movsafebench .ranking th[data-testid='header-3']")
-        header.hover()
-        header.locator("button.cell-menu-button").click()
-        page.locator("button", has_text=f"Sort {direction}").click()
-        page.wait_for_timeout(200)
-        return [float(v) for v in column(page, "#tab-movsafebench", 3)]
-
-    up = sort("ascending")
+    tab(page, "MovSafeBench", "movsafebench")
+    header = page.locator("#board-movsafebench table.ranking th.c-headline")
+    header.click()
+    page.wait_for_function("() => document.querySelector('#board-movsafebench table.ranking th.c-headline')"
+                           ".dataset.dir === 'asc'")
+    up = [float(v) for v in column(page, "movsafebench", "headline")]
     assert up == sorted(up) and len(set(up)) == 3
     page.screenshot(path=shots / "sorted_ascending.png")
-    down = sort("descending")
-    assert down == sorted(up, reverse=True)
+    header.click()
+    page.wait_for_function("() => document.querySelector('#board-movsafebench table.ranking th.c-headline')"
+                           ".dataset.dir === 'desc'")
+    assert [float(v) for v in column(page, "movsafebench", "headline")] == sorted(up, reverse=True)
+
+
+def test_a_zips_metadata_backend_is_shown(page, app, shots):
+    """The run folder's metadata.json says openai and names the model; the form's Backend is left alone."""
+    import zipfile
+
+    run = app["tmp"] / "openai-run"
+    hk("eval", "movsafebench", "-m", "majority", "-b", "baseline", "--data", app["refs"], "--out", run,
+       "--no-progress", "--text-only")
+    meta = json.loads((run / "metadata.json").read_text())
+    meta.update(backend="openai", model="api-model-x", settings={"temperature": 0})
+    archive = app["tmp"] / "openai-run.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(run / "predictions.jsonl", "openai-run/predictions.jsonl")
+        zf.writestr("openai-run/metadata.json", json.dumps(meta))
+    tab(page, "Submit")
+    assert page.input_value("#submit-backend input") == ""  # nothing chosen in the form
+    text = submit(page, archive, "")
+    assert text.startswith("ok: 60 predictions"), text
+    tab(page, "MovSafeBench", "movsafebench")
+    wait_text(page, "#board-movsafebench table.ranking", "api-model-x")
+    models = column(page, "movsafebench", "model")
+    row = models.index("api-model-x")
+    assert column(page, "movsafebench", "backend")[row] == "openai"
+    assert column(page, "movsafebench", "type")[row] == "API"
+    page.screenshot(path=shots / "tab_movsafebench_metadata_backend.png", full_page=True)
+
+
+def test_an_approval_appears_without_reload(page, app, shots):
+    from eval_kit.leaderboard.space.pipeline import Leaderboard
+    from eval_kit.leaderboard.space.settings import SpaceSettings
+
+    moderated = Leaderboard(SpaceSettings.from_env({"HAZARDKIT_SPACE_DIR": str(app["data"]),
+                                                    "HAZARDKIT_REFERENCES": app["env_refs"],
+                                                    "HAZARDKIT_SCORE_TIMEOUT": "0", "HAZARDKIT_MODERATION": "1"}))
+    pending = moderated.submit(predictions(app["refs"], app["tmp"] / "eps.jsonl", right_every=4), "eps.jsonl",
+                               "movsafebench", "epsilon-vl", "", "transformers", user="reviewed")
+    assert pending.status == "pending", pending.lines
+    tab(page, "MovSafeBench", "movsafebench")
+    assert "epsilon-vl" not in page.inner_text("#board-movsafebench")
+    page.evaluate("() => { window.__sameDocument = true; }")  # survives only if the page is never reloaded
+    hk("leaderboard", "approve", pending.submission_id, "--space-dir", app["data"])
+    wait_text(page, "#board-movsafebench table.ranking", "epsilon-vl")  # the open page follows (it polls)
+    assert page.evaluate("() => window.__sameDocument") is True
+    page.screenshot(path=shots / "tab_movsafebench_after_approval.png", full_page=True)
+    hk("leaderboard", "reject", pending.submission_id, "--space-dir", app["data"])
+    wait_text(page, "#board-movsafebench table.ranking", "epsilon-vl", present=False)
+    assert page.evaluate("() => window.__sameDocument") is True
 
 
 def test_upload_a_valid_submission_and_see_its_row(page, app, shots):
-    model = '<img src=x onerror="window.__pwned=1">delta-vl'
+    model = '<img src=x onerror="window.__pwned=1">delta-vl ${7*7} {{x}}'
     preds = predictions(app["refs"], app["tmp"] / "delta.jsonl", right_every=1)  # all right: ranked first
     text = submit(page, preds, model)
     assert text.startswith("ok: 60 predictions for movsafebench (config default): Total accuracy (edited images) "
@@ -225,13 +381,12 @@ def test_upload_a_valid_submission_and_see_its_row(page, app, shots):
     assert "is on the leaderboard" in text
     assert model in page.inner_text("#submit-row")  # the row it adds, with the name as plain text
     page.screenshot(path=shots / "submit_ok.png", full_page=True)
-    tab(page, "MovSafeBench")
-    page.wait_for_function("() => document.querySelectorAll(\"#tab-movsafebench .ranking [role=gridcell]"
-                           "[data-col='1']\").length === 4")
-    assert column(page, "#tab-movsafebench", 1)[0] == model
-    assert column(page, "#tab-movsafebench", 3)[0] == "100"
+    tab(page, "MovSafeBench", "movsafebench")
+    wait_text(page, "#board-movsafebench table.ranking", "delta-vl")
+    assert column(page, "movsafebench", "model")[0] == model  # as typed: no markup, no template expansion
+    assert column(page, "movsafebench", "headline")[0] == "100.0"
     assert page.evaluate("() => window.__pwned") is None  # the markup was never parsed as HTML
-    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("img[src='x']").count() == 0 and page.locator("svg img").count() == 0  # plots too
     page.screenshot(path=shots / "tab_movsafebench_after_submit.png", full_page=True)
 
 

@@ -118,8 +118,8 @@ def test_markdown_has_tables_breakdowns_ci_and_matrix(tmp_path):
     assert "### Accuracy by scenario (paper table 3)" in md and "| model-a | 80.0 | 40.0 |" in md
     p = binomtest(20, 20, 0.5).pvalue
     assert f"{p:.3g}* (20/0)" in md  # one pair: Holm leaves p unchanged; model-a right where model-b wrong 20 times
-    assert (tmp_path / "site" / "plots" / "movsafebench_main_by_scenario.png").stat().st_size > 1000
-    assert "![" in md and "plots/movsafebench_main_by_scenario.png" in md
+    assert (tmp_path / "site" / "plots" / "movsafebench_u_v1_0_0_main_by_scenario.png").stat().st_size > 1000
+    assert "![" in md and "plots/movsafebench_u_v1_0_0_main_by_scenario.png" in md
 
 
 def one_line_error(code, out):
@@ -151,7 +151,8 @@ def test_rows_carry_provenance_and_the_page_shows_it(tmp_path):
     md = (tmp_path / "site" / "leaderboard.md").read_text()
     assert "| Config | Dataset version | Revision |" in md and "| full | 1.2.0 | v1.2.0 |" in md
     page = (tmp_path / "site" / "index.html").read_text()
-    assert "<th class=\"sortable\">Revision</th>" in page and ">v1.2.0</td>" in page
+    assert '<th class="c-revision">Revision</th>' in page and ">v1.2.0</td>" in page
+    assert "v1.2.0 (1 result)" in page  # the version choice says how many results it holds
 
 
 def test_synthetic_configs_are_marked_and_ranked_apart(tmp_path):

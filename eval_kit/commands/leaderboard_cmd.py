@@ -110,12 +110,17 @@ def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: fl
           daily_limit: int | None, score_timeout: float | None, moderation: bool | None,
           trusted_proxies: tuple[str, ...], disk_cap_mb: float | None, upload_ttl: float | None, host: str,
           port: int) -> None:
-    """Serve the leaderboard web app (Gradio; `pip install hazardkit[space]`): tables, submissions, About."""
+    """Serve the leaderboard web app (Gradio; `pip install hazardkit[space]`): tables, submissions, About.
+
+    Before it listens, it checks the port, the data folder and results table, and every benchmark's
+    references (an unreachable hf:// repo included); an unusable one is one line and exit 2.
+    """
     try:
         import gradio  # noqa: F401
     except ImportError:
         raise BadInput("the web app needs Gradio", fix="pip install 'hazardkit[space]'") from None
     from eval_kit.leaderboard.space.app import launch
+    from eval_kit.leaderboard.space.preflight import preflight
 
     settings = _settings(space_dir, references, max_rows=max_rows, daily_limit=daily_limit, moderation=moderation,
                          max_upload_bytes=None if max_upload_mb is None else int(max_upload_mb * 2**20),
@@ -128,7 +133,13 @@ def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: fl
         settings.trusted_proxies = parse_proxies(trusted_proxies, field="--trusted-proxy")
     if disk_cap_mb is not None:
         settings.disk_cap_bytes = int(disk_cap_mb * 2**20) or None
-    launch(settings, server_name=host, server_port=port, ssr_mode=False)
+    lb = preflight(settings, host, port)
+    click.echo(f"serving on http://{host}:{port}/ (references: {', '.join(lb.benchmarks()) or 'none'})")
+    try:
+        launch(settings, lb, server_name=host, server_port=port, ssr_mode=False)
+    except OSError as exc:  # the port was taken between the check and the listen
+        raise BadInput(f"cannot listen on {host}:{port} ({str(exc)[:120]})", field="--port",
+                       fix="pass --port with a free port") from None
 
 
 @leaderboard.command("space")

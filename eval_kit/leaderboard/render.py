@@ -16,7 +16,7 @@ from typing import Any
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
 from eval_kit.leaderboard.boards import Board, board_for, lookup
-from eval_kit.leaderboard.provenance import NAME_PATTERN, SYNTHETIC_CONFIG, checked_name
+from eval_kit.leaderboard.provenance import DEFAULT_CONFIG, NAME_PATTERN, SYNTHETIC_CONFIG, checked_name
 from eval_kit.leaderboard.significance import pairwise_matrix
 from eval_kit.textreport import pct
 
@@ -122,108 +122,185 @@ def ranks(values: list[float | None]) -> list[str]:
     return ["-" if v is None else str(1 + sum(other > v for other in scored)) for v in values]
 
 
-def _sections_of(rows: list[dict[str, Any]]) -> list[tuple[str, str | None, bool, list[dict[str, Any]]]]:
-    """(benchmark, config, synthetic, rows) per ranking group: each dataset config of a benchmark is ranked
-    on its own, and demo/synthetic rows never with real ones; real configs first, then rows of unknown
-    provenance, then demo/synthetic data."""
-    groups: dict[tuple[str, str | None, bool], list[dict[str, Any]]] = {}
-    for r in rows:
-        checked_name(r["benchmark"], "benchmark")
-        if r.get("config") is not None:
-            checked_name(r["config"], "config")
-        groups.setdefault((r["benchmark"], r.get("config"), bool(r.get("synthetic"))), []).append(r)
-
-    def order(key: tuple[str, str | None, bool]) -> tuple:
-        benchmark, config, synthetic = key
-        return benchmark, 2 if synthetic else int(config is None), config or ""
-
-    return [(*key, groups[key]) for key in sorted(groups, key=order)]
+TOP = 10  # models drawn in a plot and compared in a significance matrix: the cell's best by the headline
+SMALL_N = 20  # a breakdown cell measured on fewer samples is shown muted
 
 
-def _plot_file(benchmark: str, config: str | None, name: str, index: int) -> Path:
-    """plots/<benchmark>_<config>_<key>.png from validated names only (free text never becomes a path)."""
+def _plot_file(benchmark: str, config: str | None, name: str, index: int, version: str = "") -> Path:
+    """plots/<benchmark>_<version>_<config>_<key>.png from validated names only (free text never becomes a
+    path); the version part keeps only letters, digits, `-` and `_` of the version id."""
     slug = name.replace(".", "_").replace(":", "_")
     if not NAME_PATTERN.fullmatch(slug):
         slug = f"plot{index}"
-    return Path("plots") / f"{checked_name(benchmark, 'benchmark')}_{config or 'unknown'}_{slug}.png"
+    ver = "".join(c if c.isalnum() else "_" for c in version.replace("unreleased:", "u_").replace("sha256:", ""))
+    ver = ver[:20] + "_" if ver else ""
+    return Path("plots") / f"{checked_name(benchmark, 'benchmark')}_{ver}{config or 'unknown'}_{slug}.png"
 
 
-def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True) -> list[dict[str, Any]]:
-    """Sections per benchmark and config (tables as lists of cells, plot paths, significance); with `plots`,
-    the plots are written to out/plots (only there: their names come from validated names)."""
-    sections = []
+def _support(result: dict[str, Any], key: str, metric: str | None) -> dict[str, Any]:
+    """Samples behind each value of a breakdown (label -> n), where the result says: a metric breakdown's
+    own `n`, `support[key]` (MovSafeBench), or the reference distribution beside a per-class recall."""
+    if metric is not None:
+        values = lookup(result, key)
+        return {k: v.get("n") for k, v in values.items() if isinstance(v, dict)} if isinstance(values, dict) else {}
+    support = lookup(result.get("support") or {}, key)
+    if isinstance(support, dict):
+        return support
+    parent = key.rpartition(".")[0]
+    found = lookup(result, f"{parent}.reference_distribution") if parent else None
+    return found if isinstance(found, dict) else {}
+
+
+def _wilson(values: list[float | None], counts: list[Any]) -> list[tuple[float, float] | None]:
+    """95% Wilson intervals of proportions measured on `counts` samples (statsmodels), None where unknown."""
+    import numpy as np
+
+    ok = [i for i, (v, n) in enumerate(zip(values, counts, strict=True))
+          if isinstance(v, int | float) and isinstance(n, int) and not isinstance(n, bool) and n > 0 and 0 <= v <= 1]
+    out: list[tuple[float, float] | None] = [None] * len(values)
+    if not ok:
+        return out
+    from statsmodels.stats.proportion import proportion_confint
+
+    n = np.array([counts[i] for i in ok], dtype=float)
+    k = np.round(np.array([values[i] for i in ok], dtype=float) * n)
+    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    for j, i in enumerate(ok):
+        out[i] = (float(low[j]), float(high[j]))
+    return out
+
+
+def _settings_text(result: dict[str, Any]) -> str:
+    """The submitter's generation settings and model revision (from metadata.json), as one short line."""
+    sent = result.get("submission") if isinstance(result.get("submission"), dict) else {}
+    parts = [f"{k}={json.dumps(v)[:40]}" for k, v in sorted((sent.get("settings") or {}).items())][:12]
+    for key in ("revision", "variant"):
+        if sent.get(key):
+            parts.insert(0, f"model {key}={str(sent[key])[:60]}" if key == "revision" else f"variant={sent[key]}")
+    return ", ".join(parts)
+
+
+def build(rows: list[dict[str, Any]], out: Path, *, plots: bool = True, top: int = TOP,
+          result_of: Any = None, drawn_plots: dict | None = None, pvalues: dict | None = None) -> list[dict[str, Any]]:
+    """Sections per cell (benchmark, dataset version, config; demo/synthetic apart): tables as lists of cells,
+    plot paths, significance. With `plots`, plots are written to out/plots (only there: their names come
+    from validated names). `result_of(row)` gives a row's parsed result (the app caches them);
+    `drawn_plots` (file -> what was drawn) lets a plot whose content did not change stay as it is; `pvalues`
+    keeps each pair's McNemar test between builds (Holm is applied afresh to the pairs of each matrix)."""
+    from eval_kit.leaderboard.cells import cells
+
+    return [build_section(cell, out, plots=plots, top=top, result_of=result_of or _result, drawn_plots=drawn_plots,
+                          pvalues=pvalues) for cell in cells(rows)]
+
+
+def build_section(cell: Any, out: Path, *, plots: bool = True, top: int = TOP, result_of: Any = _result,
+                  drawn_plots: dict | None = None, pvalues: dict | None = None) -> dict[str, Any]:
+    """One cell's section: ranking, breakdowns (value, n and CI per cell), top-`top` plots and significance."""
+    from eval_kit.leaderboard.cells import model_type, short_revision, version_label
+
+    benchmark, config, synthetic, version = cell.benchmark, cell.config, cell.synthetic, cell.version
     plots_dir = (out / "plots").resolve()
-    for benchmark, config, synthetic, group in _sections_of(rows):
-        board = board_for(benchmark)
-        brows = sorted(group, key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"], r["run"]))
-        results = [_result(r) for r in brows]
-        labels = _labels(brows)
-        head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
-                *(title for _, title in board.columns), *(title for _, title in board.counters),
-                "Config", "Dataset version", "Revision", "Editor"]
-        rank = ranks([r["headline"] for r in brows])
-        main = [[rank[i], label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
-                 str(r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
-                 *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters),
-                 r.get("config") or "unknown", r.get("dataset_version") or "local (unreleased)",
-                 r.get("dataset_revision") or "unknown", _editors(res)]
-                for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
-        if any(r.get("link") for r in brows):  # submitted through the app: the model's link, as text
-            head.append("Link")
-            for cells, r in zip(main, brows, strict=True):
-                cells.append(r.get("link") or "-")
-        breakdowns = []
-        keys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
-            {k for res in results for k, v in res.items() if k.startswith("by_") and isinstance(v, dict)}))
-        orders: dict[str, tuple[str, ...]] = {}
-        for key, title, order, *metric in keys:
-            metric_name = metric[0] if metric else None
-            name = f"{key}:{metric_name}" if metric_name else key
-            orders[name] = order
-            columns = _breakdown_keys(results, key, order)
-            if not columns:
-                continue
-            table = [[label, *(pct(_values(res, key, metric_name).get(c)) for c in columns)]
-                     for label, res in zip(labels, results, strict=True)]
-            breakdowns.append({"key": name, "title": title, "head": ["Model", *columns], "rows": table})
-        drawn = []
-        for index, name in enumerate(board.plots or tuple(b["key"] for b in breakdowns[:1])):
-            key, _, metric_name = name.partition(":")
-            columns = _breakdown_keys(results, key, orders.get(name, ()))
-            if not columns:
-                continue
-            apart = synthetic and not SYNTHETIC_CONFIG.search(config or "")  # beside a real config of that name
-            file = _plot_file(benchmark, f"{config}_synthetic" if apart else config, name, index)
-            if (out / file).resolve().parent != plots_dir:  # a last guard: never write outside out/plots
-                raise BadInput(f"plot path {file} leaves the output folder", field="benchmark")
-            what = metric_name or ("recall" if "recall" in key else "accuracy")
-            table_title = next((b["title"] for b in breakdowns if b["key"] == name), None)
-            where = key.split(".")[-1].replace("by_", "by ").replace("_", " ")
-            title = f"{board.title} ({config or 'unknown config'}): {table_title or f'{what} {where}'} per model"
-            if plots:
-                _plot(out / file, title, labels, [_values(res, key, metric_name or None) for res in results],
-                      columns, ylabel=f"{what} (%)")
-            drawn.append({"file": file.as_posix(), "title": title})
-        matrices = []
-        for key, title in board.significance:
-            paired = _paired(results, labels, key)
-            if len(paired) >= 2:
-                matrices.append({"title": title, "matrix": pairwise_matrix(paired)})
-        heading = f"{board.title}: config {config}" if config else f"{board.title}: config unknown"
-        if synthetic:
-            status = ("Demo / synthetic data: these rows are not benchmark results and are ranked only among "
-                      "themselves, never with real configs.")
-        elif config is None:
-            status = "Provenance unknown: added before the dataset config and revision were recorded."
-        else:
-            status = ""
-        anchor = f"{benchmark}-{config or 'unknown'}" + ("-synthetic" if synthetic else "")
-        heading += " (demo / synthetic data)" if synthetic else ""
-        sections.append({"benchmark": benchmark, "config": config, "anchor": anchor, "synthetic": synthetic,
-                         "heading": heading,
-                         "status": status, "board": board, "head": head, "rows": main, "breakdowns": breakdowns,
-                         "plots": drawn, "matrices": matrices})
-    return sections
+    board = board_for(benchmark)
+    brows = sorted(cell.rows, key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"], r["run"]))
+    results = [result_of(r) for r in brows]
+    labels = _labels(brows)
+    head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
+            *(title for _, title in board.columns), *(title for _, title in board.counters),
+            "Config", "Dataset version", "Revision"]
+    keys = ["rank", "model", "backend", "headline", "ci", "samples", *(f"metric:{k}" for k, _ in board.columns),
+            *(f"counter:{k}" for k, _ in board.counters), "config", "version", "revision"]
+    rank = ranks([r["headline"] for r in brows])
+    main = [[rank[i], label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
+             str(r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
+             *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters),
+             r.get("config") or "unknown", r.get("dataset_version") or "local (unreleased)",
+             r.get("dataset_revision") or "unknown"]
+            for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
+    if any(res.get("dataset_editors") for res in results):  # MovSafeBench: which editor made the images
+        head.append("Editor")
+        keys.append("editor")
+        for cells_, res in zip(main, results, strict=True):
+            cells_.append(_editors(res))
+    if any(r.get("link") for r in brows):  # submitted through the app: the model's link, as text
+        head.append("Link")
+        keys.append("link")
+        for cells_, r in zip(main, brows, strict=True):
+            cells_.append(r.get("link") or "-")
+    meta = [{"model": r["model"], "run": r["run"], "label": label, "link": r.get("link"), "rank": rank[i],
+             "backend": r.get("backend"), "type": model_type(r), "text_only": bool(r.get("text_only")),
+             "synthetic": bool(r.get("synthetic")), "revision": r.get("dataset_revision"),
+             "revision_short": short_revision(r.get("dataset_revision")), "added_at": r.get("added_at"),
+             "headline": r["headline"], "ci": (r["ci_low"], r["ci_high"]), "settings": _settings_text(res)}
+            for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
+    breakdowns = []
+    bkeys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
+        {k for res in results for k, v in res.items() if k.startswith("by_") and isinstance(v, dict)}))
+    orders: dict[str, tuple[str, ...]] = {}
+    for key, title, order, *metric in bkeys:
+        metric_name = metric[0] if metric else None
+        name = f"{key}:{metric_name}" if metric_name else key
+        orders[name] = order
+        columns = _breakdown_keys(results, key, order)
+        if not columns:
+            continue
+        table, detail = [], []
+        for label, res in zip(labels, results, strict=True):
+            values, support = _values(res, key, metric_name), _support(res, key, metric_name)
+            vs = [values.get(c) for c in columns]
+            ns = [support.get(c) for c in columns]
+            table.append([label, *(pct(v) for v in vs)])
+            detail.append([{"v": v, "n": n if isinstance(n, int) and not isinstance(n, bool) else None, "ci": ci}
+                           for v, n, ci in zip(vs, ns, _wilson(vs, ns), strict=True)])
+        breakdowns.append({"key": name, "title": title, "head": ["Model", *columns], "rows": table,
+                           "cells": detail})
+    best = list(range(min(top, len(brows))))  # brows are ranked: the first `top`
+    drawn = []
+    for index, name in enumerate(board.plots or tuple(b["key"] for b in breakdowns[:1])):
+        key, _, metric_name = name.partition(":")
+        columns = _breakdown_keys([results[i] for i in best], key, orders.get(name, ()))
+        if not columns:
+            continue
+        apart = synthetic and not SYNTHETIC_CONFIG.search(config or "")  # beside a real config of that name
+        file = _plot_file(benchmark, f"{config}_synthetic" if apart else config, name, index, version)
+        if (out / file).resolve().parent != plots_dir:  # a last guard: never write outside out/plots
+            raise BadInput(f"plot path {file} leaves the output folder", field="benchmark")
+        what = metric_name or ("recall" if "recall" in key else "accuracy")
+        table_title = next((b["title"] for b in breakdowns if b["key"] == name), None)
+        where = key.split(".")[-1].replace("by_", "by ").replace("_", " ")
+        shown = f", top {len(best)} of {len(brows)}" if len(best) < len(brows) else ""
+        title = (f"{board.title} ({config or 'unknown config'}, {version_label(version)}{shown}): "
+                 f"{table_title or f'{what} {where}'} per model")
+        series = [_values(results[i], key, metric_name or None) for i in best]
+        if plots:
+            content = json.dumps([title, [labels[i] for i in best], series, columns], sort_keys=True, default=str)
+            if drawn_plots is None or drawn_plots.get(file.as_posix()) != content or not (out / file).is_file():
+                _plot(out / file, title, [labels[i] for i in best], series, columns, ylabel=f"{what} (%)")
+                if drawn_plots is not None:
+                    drawn_plots[file.as_posix()] = content
+        drawn.append({"file": file.as_posix(), "title": title, "labels": [labels[i] for i in best], "series": series,
+                      "columns": columns, "ylabel": f"{what} (%)"})
+    matrices = []
+    for key, title in board.significance:
+        paired = _paired([results[i] for i in best], [labels[i] for i in best], key)
+        if len(paired) >= 2:
+            ids = {labels[i]: (key, brows[i]["run"], brows[i]["model"], brows[i].get("added_at"), brows[i]["headline"])
+                   for i in best}
+            matrices.append({"title": title, "matrix": pairwise_matrix(paired, cache=pvalues, ids=ids),
+                             "of": len(brows)})
+    heading = f"{board.title}: config {config}" if config else f"{board.title}: config unknown"
+    if synthetic:
+        status = ("Demo / synthetic data: these rows are not benchmark results and are ranked only among "
+                  "themselves, never with real configs.")
+    elif config is None:
+        status = "Provenance unknown: added before the dataset config and revision were recorded."
+    else:
+        status = ""
+    heading += " (demo / synthetic data)" if synthetic else ""
+    heading += f" · dataset {version_label(version)}"
+    return {"benchmark": benchmark, "config": config, "version": version, "version_label": version_label(version),
+            "anchor": cell.anchor, "synthetic": synthetic, "heading": heading, "status": status, "board": board,
+            "head": head, "keys": keys, "rows": main, "meta": meta, "breakdowns": breakdowns, "plots": drawn,
+            "matrices": matrices, "count": len(brows), "top": len(best)}
 
 
 def _on(title: str) -> str:
@@ -264,8 +341,8 @@ def markdown(sections: list[dict[str, Any]]) -> str:
         return ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |"
                                                                            for r in esc[1:]]
 
-    lines = ["# hazardkit leaderboard", "", "Scores in %; JSON results keep fractions in [0, 1]. Each dataset "
-             "config is ranked on its own; equal scores share a rank.", ""]
+    lines = ["# hazardkit leaderboard", "", "Scores in %; JSON results keep fractions in [0, 1]. Each (benchmark, "
+             "dataset version, config) is ranked on its own; equal scores share a rank.", ""]
     for s in sections:
         board = s["board"]
         lines += [f"## {md_text(s['heading'])}", ""] + ([f"**{md_text(s['status'])}**", ""] if s["status"] else [])
@@ -274,7 +351,9 @@ def markdown(sections: list[dict[str, Any]]) -> str:
         for b in s["breakdowns"]:
             lines += [f"### {md_text(b['title'])}", "", *table(b["head"], b["rows"]), ""]
         for m in s["matrices"]:
-            lines += [f"### Pairwise significance{md_text(_on(m['title']))} (Holm-adjusted exact McNemar p; "
+            shown = len(m["matrix"]["models"])
+            among = f" among the top {shown} of {m['of']}" if m["of"] > shown else ""
+            lines += [f"### Pairwise significance{md_text(_on(m['title']))} (Holm-adjusted exact McNemar p{among}; "
                       "* &lt; 0.05; (row right & column wrong / row wrong & column right))", ""]
             lines += [*table(*_matrix_cells(m["matrix"])), ""]
         for p in s["plots"]:
@@ -282,70 +361,92 @@ def markdown(sections: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:0.5em 0 1.5em;display:block;max-width:100%;overflow-x:auto}
-th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
-th.sortable{cursor:pointer;background:#eef}th.sortable:hover{background:#dde}tr:nth-child(even){background:#fafafa}
-.sig{background:#ffe9a8}td.t,th{text-align:left}
-img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}.note{color:#555}
-.status{background:#fff3cd;border:1px solid #e0c36a;padding:4px 8px;font-weight:600}"""
-
-_JS = """function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),
-b=t.tBodies[0],asc=th.dataset.dir!=='asc';const key=c=>{const v=c.children[i].dataset.v??c.children[i].textContent;
-const n=parseFloat(v);return isNaN(n)?v:n};[...b.rows].sort((r,s)=>{const x=key(r),y=key(s);
-return (x>y?1:x<y?-1:0)*(asc?1:-1)}).forEach(r=>b.appendChild(r));th.dataset.dir=asc?'asc':'desc'}
-document.querySelectorAll('th.sortable').forEach(th=>th.addEventListener('click',()=>sortTable(th)));
-window.addEventListener('load',()=>{if(location.hash!=='#selftest')return;const d=document.body.dataset,
-imgs=[...document.images];d.imagesTotal=imgs.length;d.imagesLoaded=imgs.filter(m=>m.complete&&m.naturalWidth>0).length;
-d.tables=document.querySelectorAll('table').length;const t=document.querySelector('table.sortable-table');
-if(t){const th=t.querySelectorAll('th.sortable')[3];th.click();const v=[...t.tBodies[0].rows].map(r=>
-parseFloat(r.children[3].dataset.v));d.sortedAsc=String(v.every((x,k)=>k===0||isNaN(x)||isNaN(v[k-1])||v[k-1]<=x))}
-d.selftest='done'});"""
+def primary_section(found: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The section of one benchmark and version the overview shows: a real config (`default` first, else the
+    one with most results), else the first demo/synthetic one."""
+    real = [s for s in found if not s["synthetic"] and s["config"] is not None]
+    if real:
+        return min(real, key=lambda s: (s["config"] != DEFAULT_CONFIG, -s["count"], s["config"]))
+    return found[0] if found else None
 
 
-def page(sections: list[dict[str, Any]]) -> str:
+MAX_OVERVIEW_COMBINATIONS = 64  # the static page precomputes the overview for every choice of versions up to this
+
+
+def last_updated(rows: list[dict[str, Any]]) -> str | None:
+    """When the newest row was added, as "2026-12-01 22:10 UTC"."""
+    stamps = [str(r.get("added_at")) for r in rows if r.get("added_at")]
+    if not stamps:
+        return None
+    newest = max(stamps)
+    return newest[:16].replace("T", " ") + " UTC"
+
+
+def page(sections: list[dict[str, Any]], *, updated: str | None = None) -> str:
+    """The static page: navigation bar (with a version choice per benchmark), filters and column chooser,
+    the overview, each benchmark's cells (only the chosen version shown), About."""
+    import itertools
+
+    from eval_kit import registry
+    from eval_kit.leaderboard import html_page as hp
+    from eval_kit.leaderboard.overview import overview
+
     e = html.escape
-
-    def table(head: list[str], rows: list[list[str]], *, sortable: bool = True, sig: set | None = None) -> str:
-        cls = ' class="sortable-table"' if sortable else ""
-        ths = "".join(f'<th class="sortable">{e(h)}</th>' if sortable else f"<th>{e(h)}</th>" for h in head)
-        body = []
-        for ri, r in enumerate(rows):
-            tds = []
-            for ci, c in enumerate(r):
-                num = c.split(" ")[0].rstrip("*")
-                v = f' data-v="{e(num)}"' if num.replace(".", "", 1).replace("e-", "", 1).isdigit() else ""
-                klass = ' class="sig"' if sig and (ri, ci) in sig else ("" if v else ' class="t"')
-                tds.append(f"<td{v}{klass}>{e(c)}</td>")
-            body.append("<tr>" + "".join(tds) + "</tr>")
-        return f"<table{cls}><thead><tr>{ths}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>hazardkit leaderboard</title>",
-             f"<style>{_CSS}</style></head><body><h1>hazardkit leaderboard</h1>",
-             "<p class='note'>Scores in %. Click a column header to sort.</p>"]
+    benches: dict[str, list[dict[str, Any]]] = {}
     for s in sections:
-        board = s["board"]
-        parts.append(f"<section id='{e(s['anchor'])}'><h2>{e(s['heading'])}</h2>")
-        if s["status"]:
-            parts.append(f"<p class='status'>{e(s['status'])}</p>")
-        if board.note:
-            parts.append(f"<p class='note'>{e(board.note)}</p>")
-        parts.append(table(s["head"], s["rows"]))
-        for b in s["breakdowns"]:
-            parts.append(f"<h3>{e(b['title'])}</h3>" + table(b["head"], b["rows"]))
-        for m in s["matrices"]:
-            head, rows = _matrix_cells(m["matrix"])
-            sig = {(ri, ci) for ri, r in enumerate(rows) for ci, c in enumerate(r) if "*" in c}
-            parts.append(f"<h3>Pairwise significance{e(_on(m['title']))}</h3><p class='note'>Holm-adjusted exact "
-                         "McNemar p-values on "
-                         "paired per-sample correctness; * and shading: &lt; 0.05; in brackets: samples only the "
-                         "row model got right / only the column model got right.</p>")
-            parts.append(table(head, rows, sortable=False, sig=sig))
-        for p in s["plots"]:
-            parts.append(f"<figure><img src='{e(p['file'])}' alt='{e(p['title'])}'>"
-                         f"<figcaption>{e(p['title'])}</figcaption></figure>")
-        parts.append("</section>")
-    parts.append(f"<script>{_JS}</script></body></html>")
+        benches.setdefault(s["benchmark"], []).append(s)
+    titles = {b: s[0]["board"].title for b, s in benches.items()}
+    versions: dict[str, list[tuple[str, str, int]]] = {}
+    for b, found in benches.items():
+        counts: dict[str, tuple[str, int]] = {}
+        for s in found:  # sections are in version order (newest first)
+            label, n = counts.get(s["version"], (s["version_label"], 0))
+            counts[s["version"]] = (label, n + s["count"])
+        versions[b] = [(v, label, n) for v, (label, n) in counts.items()]
+    nav = ["<nav class='hk-nav'><a href='#overview'>Overview</a>"]
+    nav += [f"<a href='#bench-{e(b)}'>{e(titles[b])}</a>" for b in benches]
+    nav.append("<a href='#about'>About</a>")
+    for b, found in versions.items():
+        options = "".join(f"<option value='{e(v)}'{' selected' if i == 0 else ''}>{e(label)} ({n} result"
+                          f"{'s' * (n != 1)})</option>" for i, (v, label, n) in enumerate(found))
+        nav.append(f"<label>{e(titles[b])} version <select class='hk-version' data-bench='{e(b)}'>{options}"
+                   "</select></label>")
+    nav.append(f"<span class='updated'>last updated {e(updated or 'never')}</span></nav>")
+    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>hazardkit leaderboard</title>",
+             f"<style>body{{margin:0}}main{{margin:0 2em 2em}}{hp.CSS}</style></head><body class='hk-board'>",
+             "".join(nav), "<main><h1>hazardkit leaderboard</h1>",
+             "<p class='note'>Scores in %. Each (benchmark, dataset version, config) is ranked on its own; equal "
+             "scores share a rank. Click a column header to sort; filters hide rows (ranks stay those of the whole "
+             "table).</p>", hp.filter_bar(sorted({m.get("backend") or "" for s in sections for m in s["meta"]}))]
+    parts.append("<section id='overview'><h2>Overview</h2>")
+    parts.append(hp.meta_line(versions="choose one per benchmark in the bar above ("
+                              + "; ".join(f"{titles[b]}: {hp.versions_summary(v)}" for b, v in versions.items())
+                              + ")", updated=updated))
+    choices = [[v for v, _, _ in versions[b]] for b in benches]
+    combos = list(itertools.product(*choices))
+    if len(combos) > MAX_OVERVIEW_COMBINATIONS:
+        combos = [tuple(c[0] for c in choices)]
+        parts.append("<p class='note'>Too many version combinations: the overview shows the newest version of "
+                     "each benchmark.</p>")
+    for combo in combos:
+        chosen = {b: primary_section([s for s in benches[b] if s["version"] == v]) for b, v in zip(benches, combo,
+                                                                                                   strict=True)}
+        key = "|".join(f"{b}={v}" for b, v in zip(benches, combo, strict=True)) if len(combos) > 1 else None
+        parts.append(hp.overview_table(overview(chosen, titles), key))
+    parts.append("</section>")
+    for b, found in benches.items():
+        parts.append(f"<div class='hk-bench' id='bench-{e(b)}'><h2>{e(titles[b])}</h2>")
+        parts.append(hp.meta_line(versions=hp.versions_summary(versions[b]), updated=updated))
+        parts += [hp.section_html(s) for s in found]
+        parts.append("</div>")
+    parts.append("<section id='about'><h2>About</h2><ul>" + "".join(f"<li>{e(t)}</li>" for t in hp.ABOUT_POINTS)
+                 + "</ul>")
+    for b in benches:
+        bench = registry.find(b)
+        citation = bench.part("citation") if bench is not None and bench.citation else ""
+        if citation:
+            parts.append(f"<h3>{e(titles[b])}</h3><pre>{e(citation)}</pre>")
+    parts.append(f"</section></main><script>{hp.JS}</script></body></html>")
     return "\n".join(parts)
 
 
@@ -357,5 +458,5 @@ def render(rows: list[dict[str, Any]], out: Path) -> dict[str, Path]:
     sections = build(rows, out)
     md, index = out / "leaderboard.md", out / "index.html"
     atomic_write_text(md, markdown(sections) + "\n")
-    atomic_write_text(index, page(sections))
+    atomic_write_text(index, page(sections, updated=last_updated(rows)))
     return {"markdown": md, "html": index, "plots": out / "plots"}

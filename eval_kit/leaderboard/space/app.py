@@ -1,8 +1,10 @@
-"""The Gradio app: one tab per benchmark (ranked tables per dataset config, breakdowns, pairwise significance,
-plots), a Submit tab and an About tab. `hazardkit leaderboard serve` and a Space's app.py both call `launch`.
+"""The Gradio app: an Overview tab, one tab per benchmark (ranked tables per dataset version and config,
+breakdowns, pairwise significance, plots), a Submit tab and an About tab, with a dataset-version choice per
+benchmark and the filters above them. `hazardkit leaderboard serve` and a Space's app.py both call `launch`.
 
-Gradio is imported here only, when the app is built. Tables are gr.Dataframe components with text and
-number cells (Gradio renders them as text, never as HTML), so a model name cannot inject markup.
+Gradio is imported here only, when the app is built. The boards are gr.HTML written by `html_page`, the
+renderer of the static page, which escapes every string a submitter controls, so a model name cannot
+inject markup.
 """
 
 from __future__ import annotations
@@ -14,10 +16,21 @@ from typing import Any
 from eval_kit.errors import BadInput
 from eval_kit.leaderboard.space.pipeline import Leaderboard
 from eval_kit.leaderboard.space.settings import SpaceSettings
-from eval_kit.leaderboard.space.views import Views, about_markdown, frame, matrix_frame, submit_help, tab_benchmarks
+from eval_kit.leaderboard.space.views import Views, about_markdown, submit_help, tab_benchmarks
 
 BACKENDS = ["transformers", "vllm", "openai", "baseline", "lmms-eval", "other"]
-CSS = ".status-note{background:#fff3cd;border:1px solid #e0c36a;padding:4px 8px;font-weight:600}"
+
+def _css() -> str:
+    from eval_kit.leaderboard.html_page import CSS
+
+    return CSS + ".hk-added .c-rank{display:none}"
+
+
+def _head() -> str:
+    """The page's one script (sorting, filters, column chooser), loaded once in the page's <head>."""
+    from eval_kit.leaderboard.html_page import JS
+
+    return f"<script>{JS}</script>"
 
 
 def on_space() -> bool:
@@ -36,67 +49,55 @@ def _user(request: Any) -> str | None:
     return f"ip:{getattr(client, 'host', None) or 'local'}"
 
 
-def _dataframe(gr: Any, table: Any, **options: Any) -> Any:
-    import pandas as pd
-
-    options.setdefault("wrap", True)
-    return gr.Dataframe(value=pd.DataFrame(table.rows, columns=table.headers), datatype=table.datatypes,
-                        interactive=False, **options)
+POLL_SECONDS = 2.0  # how often an open page asks whether the table changed (a stat call when it did not)
 
 
-def build_app(settings: SpaceSettings) -> Any:
-    """The gr.Blocks of the leaderboard (not launched)."""
+def _choices(views: Views, benchmark: str) -> list[tuple[str, str]]:
+    return [(f"{label} ({n} result{'s' * (n != 1)})", v) for v, label, n in views.versions(benchmark)]
+
+
+def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
+    """The gr.Blocks of the leaderboard (not launched): a version choice per benchmark and the filters above
+    the tabs (Overview, one per benchmark, Submit, About); open pages follow every change of the table
+    (a submission, `leaderboard approve` / `reject`) within POLL_SECONDS, without a reload."""
     import gradio as gr
-    import pandas as pd
 
     from eval_kit import registry
+    from eval_kit.leaderboard.html_page import filter_bar
 
-    lb = Leaderboard(settings)
     problem = None
+    if lb is None:
+        lb = Leaderboard(settings)
+        try:
+            lb.warm()
+        except BadInput as exc:  # shown on the page; submissions to that benchmark are refused with the same line
+            problem = f"error: {exc}"
     try:
         lb.recover()  # submissions a crash left half done: settled before anyone is served
-        lb.warm()
-    except BadInput as exc:  # shown on the page; submissions to that benchmark are refused with the same line
+    except BadInput as exc:
         problem = f"error: {exc}"
     views = Views(lb)
-    with gr.Blocks(title=settings.title) as demo:
-        version = gr.State(0)
-        gr.Markdown(f"# {settings.title}\nVLM safety benchmarks, scored by hazardkit. Sort a table from the ⋮ "
-                    "menu of a column header.")
+    names = tab_benchmarks(lb, views.rows())
+    titles = {n: (registry.find(n).title if registry.find(n) else n) for n in names}
+    with gr.Blocks(title=settings.title, fill_width=True) as demo:
+        gr.Markdown(f"# {settings.title}\nVLM safety benchmarks, scored by hazardkit. Click a column header to "
+                    "sort; each (benchmark, dataset version, config) is ranked on its own.")
         if problem:
             gr.Textbox(value=problem, label="Configuration problem", interactive=False)
+        with gr.Row(equal_height=True):
+            pickers = [gr.Dropdown(choices=_choices(views, n), value=views.default_version(n),
+                                   label=f"{titles[n]} dataset version", elem_id=f"version-{n}", interactive=True,
+                                   min_width=220)
+                       for n in names]
+        gr.HTML(filter_bar(sorted({r.get("backend") or "" for r in views.rows()})), elem_id="filters",
+                padding=False)
+        boards = {}
         with gr.Tabs(elem_id="tabs"):
-            for name in tab_benchmarks(lb, views.rows()):
-                bench = registry.find(name)
-                with gr.Tab(bench.title if bench else name, id=name, elem_id=f"tab-{name}"):
-                    @gr.render(inputs=[version], triggers=[version.change, demo.load])
-                    def _board(_version: int, name: str = name) -> None:
-                        sections = views.sections(name)
-                        if not sections:
-                            gr.Markdown("No results yet: be the first to submit.")
-                        for s in sections:
-                            gr.Markdown(f"### {s['heading']}")
-                            if s["status"]:
-                                gr.Markdown(s["status"], elem_classes=["status-note"])
-                            if s["board"].note:
-                                gr.Markdown(s["board"].note)
-                            _dataframe(gr, frame(s["head"], s["rows"]), label="Ranking",
-                                       elem_classes=["ranking"], show_search="search", wrap=False)
-                            for b in s["breakdowns"]:
-                                with gr.Accordion(b["title"], open=False):
-                                    _dataframe(gr, frame(b["head"], b["rows"]), show_label=False)
-                            for m in s["matrices"]:
-                                title = f"Pairwise significance{': ' + m['title'] if m['title'] else ''}"
-                                with gr.Accordion(title, open=False):
-                                    gr.Markdown("Holm-adjusted exact McNemar p-values; * p < 0.05; in brackets: "
-                                                "samples only the row model got right / only the column model "
-                                                "got right.")
-                                    _dataframe(gr, matrix_frame(m["matrix"]), show_label=False)
-                            for p in s["plots"]:
-                                path = views.plot_path(p)
-                                if path.is_file():
-                                    gr.Image(value=str(path), label=p["title"], show_label=False, type="filepath",
-                                             interactive=False)
+            with gr.Tab("Overview", id="overview", elem_id="tab-overview"):
+                overview = gr.HTML(elem_id="board-overview", padding=False)
+            for name in names:
+                with gr.Tab(titles[name], id=name, elem_id=f"tab-{name}"):
+                    boards[name] = gr.HTML(elem_id=f"board-{name}", padding=False)
             with gr.Tab("Submit", id="submit", elem_id="tab-submit"):
                 gr.Markdown(submit_help(lb))
                 if on_space():
@@ -105,47 +106,68 @@ def build_app(settings: SpaceSettings) -> Any:
                     benchmark = gr.Dropdown(choices=[(registry.get(b).title, b) for b in lb.benchmarks()],
                                             value=(lb.benchmarks() or [None])[0], label="Benchmark",
                                             elem_id="submit-benchmark")
-                    backend = gr.Dropdown(choices=BACKENDS, value="transformers", label="Backend",
-                                          allow_custom_value=True, elem_id="submit-backend")
+                    backend = gr.Dropdown(choices=["", *BACKENDS], value="", label="Backend (if the upload does "
+                                          "not say)", allow_custom_value=True, elem_id="submit-backend")
                 with gr.Row():
-                    model = gr.Textbox(label="Model name", max_length=200, elem_id="submit-model")
+                    model = gr.Textbox(label="Model name (if the upload does not say)", max_length=200,
+                                       elem_id="submit-model")
                     link = gr.Textbox(label="Link (model card or paper)", max_length=200, elem_id="submit-link")
                 upload = gr.File(label="predictions.jsonl or run folder .zip", file_types=[".jsonl", ".zip"],
                                  type="filepath", elem_id="submit-file")
                 button = gr.Button("Submit", variant="primary", elem_id="submit-button")
                 result = gr.Textbox(label="Result", lines=2, max_lines=30, interactive=False,
                                     elem_id="submit-result")
-                added = gr.Dataframe(label="The row it adds", interactive=False, wrap=True, elem_id="submit-row",
-                                     visible=False)
-
-                def submit(file: str | None, bench: str, model_name: str, link_text: str, backend_name: str,
-                           current: int, request: gr.Request) -> tuple[str, Any, int]:
-                    user = _user(request)
-                    if user is None:
-                        return "error: log in with your Hugging Face account to submit", None, current
-                    try:
-                        outcome = lb.submit(Path(file) if file else None, Path(file).name if file else None,
-                                            bench or "", model_name or "", link_text or "", backend_name or "",
-                                            user=user)
-                    finally:  # stored (once, in the submission store) or refused: Gradio's copy goes
-                        from eval_kit.leaderboard.space.guard import discard_upload
-
-                        discard_upload(file, settings.uploads)
-                    row = None
-                    if outcome.row is not None:
-                        from eval_kit.leaderboard.render import build
-
-                        section = build([outcome.row], views.site, plots=False)[0]
-                        table = frame(section["head"][1:], [r[1:] for r in section["rows"]])  # no rank alone
-                        row = pd.DataFrame(table.rows, columns=table.headers)
-                    changed = current + (outcome.status == "published")
-                    return outcome.text, gr.update(value=row, visible=row is not None), changed
-
-                submit.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
-                button.click(submit, inputs=[upload, benchmark, model, link, backend, version],
-                             outputs=[result, added, version], concurrency_limit=1)
+                added = gr.HTML(elem_id="submit-row", visible=False, padding=False)
             with gr.Tab("About", id="about", elem_id="tab-about"):
                 gr.Markdown(about_markdown())
+        seen = gr.State(None)  # the table signature this page shows
+        outputs = [seen, *pickers, overview, *boards.values()]
+
+        def show(signature: Any, *chosen: str | None, force: bool = False) -> list[Any]:
+            """Everything the page shows, or nothing (gr.skip) when the table did not change."""
+            current = views.refresh()
+            if not force and signature == current:
+                return [gr.skip()] * len(outputs)
+            picked = {}
+            updates = []
+            for name, value in zip(names, chosen, strict=True):
+                options = _choices(views, name)
+                value = value if value in {v for _, v in options} else views.default_version(name)
+                picked[name] = value
+                updates.append(gr.update(choices=options, value=value))
+            return [current, *updates, views.overview_html(names, picked),
+                    *(views.board_html(name, picked[name]) for name in names)]
+
+        def choose(*chosen: str | None) -> list[Any]:
+            return show(None, *chosen, force=True)
+
+        demo.load(choose, inputs=pickers, outputs=outputs, concurrency_limit=None, show_progress="hidden")
+        for picker in pickers:
+            picker.input(choose, inputs=pickers, outputs=outputs, concurrency_limit=None, show_progress="hidden")
+        gr.Timer(POLL_SECONDS).tick(show, inputs=[seen, *pickers], outputs=outputs, concurrency_limit=None,
+                                    show_progress="hidden")
+
+        def submit(file: str | None, bench: str, model_name: str, link_text: str, backend_name: str,
+                   request: gr.Request) -> tuple[str, Any, Any]:
+            user = _user(request)
+            if user is None:
+                return "error: log in with your Hugging Face account to submit", gr.update(visible=False), file
+            try:
+                outcome = lb.submit(Path(file) if file else None, Path(file).name if file else None, bench or "",
+                                    model_name or "", link_text or "", backend_name or "", user=user)
+            finally:  # stored (once, in the submission store) or refused: Gradio's copy goes
+                from eval_kit.leaderboard.space.guard import discard_upload
+
+                discard_upload(file, settings.uploads)
+            # the file box is cleared too: its server copy is gone, a second click would only say so
+            if outcome.row is None:
+                return outcome.text, gr.update(visible=False), None
+            return outcome.text, gr.update(value=views.row_html(outcome.row), visible=True), None
+
+        submit.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
+        button.click(submit, inputs=[upload, benchmark, model, link, backend], outputs=[result, added, upload],
+                     concurrency_limit=1).then(show, inputs=[seen, *pickers], outputs=outputs,
+                                               concurrency_limit=None, show_progress="hidden")
     return demo
 
 
@@ -174,16 +196,16 @@ def gradio_copies(demo: Any) -> set[str]:
             for p in list(files)}
 
 
-def launch(settings: SpaceSettings | None = None, **options: Any) -> None:
-    """Build and serve the app; options go to `Blocks.launch` (server_name, server_port, ...)."""
+def launch(settings: SpaceSettings | None = None, lb: Leaderboard | None = None, **options: Any) -> None:
+    """Build and serve the app; options go to `Blocks.launch` (server_name, server_port, ...). `lb`: a
+    Leaderboard already checked and warmed (what `serve` does before it listens)."""
     settings = settings or SpaceSettings.from_env()
     host = prepare_host(settings)
-    demo = build_app(settings)
+    demo = build_app(settings, lb)
     from eval_kit.leaderboard.space.guard import UploadSweeper
 
     UploadSweeper(settings.uploads, settings.upload_ttl_s, keep=lambda: gradio_copies(demo)).start()
     demo.queue(default_concurrency_limit=1)
     # Gradio refuses uploads over twice the limit before they reach the disk; between the limit and that,
     # the app's own check answers with one line in the Result box, like every other problem
-    demo.launch(max_file_size=2 * settings.max_upload_bytes + 1024, css=CSS,
-                allowed_paths=[str(settings.data_dir / "site")], **host, **options)
+    demo.launch(max_file_size=2 * settings.max_upload_bytes + 1024, css=_css(), head=_head(), **host, **options)

@@ -128,13 +128,15 @@ class Leaderboard:
                 raise BadInput("no file uploaded", fix="choose a predictions .jsonl or a run folder .zip")
             bench = registry.get(benchmark)
             self.references(bench.name)
-            model = checked_text((model or "").strip(), "model", required=True) or ""
+            model = checked_text((model or "").strip(), "model") or ""
             link = checked_text((link or "").strip(), "link") or ""
             if link and not _LINK.fullmatch(link):
                 raise BadInput("link must be an http(s) URL without spaces", field="link",
                                fix="e.g. https://huggingface.co/ORG/MODEL")
             backend = checked_text((backend or "").strip(), "backend") or ""
             data, kind = read_upload(Path(upload), name, self.settings.max_upload_bytes)
+            if kind != "zip" and not model:  # a run folder's metadata.json may name the model instead
+                checked_text(model, "model", required=True)
             if kind == "zip":  # a broken archive is refused before it is stored: it costs no quota
                 check_run_zip(data, name, self.settings.max_upload_bytes)
             self._check_disk(len(data))
@@ -187,7 +189,7 @@ class Leaderboard:
             status = "published"
             lines.append(f"submission {submission_id} is on the leaderboard")
         self.store.update(submission_id, status=status, outcome=lines[0], headline=row["headline"],
-                          scored_at=_stamp())
+                          scored_at=_stamp(), model=row["model"], backend=row["backend"])
         return Outcome(status, lines, submission_id, row)
 
     def _scored(self, record: dict[str, Any], upload: Path) -> tuple[dict[str, Any], list[str]]:
@@ -232,6 +234,7 @@ class Leaderboard:
             if len(problems) > MAX_ERROR_LINES:
                 lines.append(f"error: ... and {len(problems) - MAX_ERROR_LINES} more problem(s)")
             raise _Invalid(lines)
+        sent = submitted_metadata(record, metadata)
         path, _ = self.references(benchmark)
         config = self.config(benchmark)
         task = registry.make_task(benchmark, data=path, config=self.settings.references[benchmark].config,
@@ -240,13 +243,17 @@ class Leaderboard:
                                                            seed=0)
         result.pop("predictions", None)  # a server path
         result.pop("references", None)
-        row = result_row(result, source=str(upload), model=record["model"], run=record["id"], config=config,
+        result["submission"] = sent["submission"]
+        if sent["text_only"] is not None:
+            result["text_only"] = sent["text_only"]
+        row = result_row(result, source=str(upload), model=sent["model"], run=record["id"], config=config,
                          version=dataset_version(path), revision=self.revision(benchmark), link=record.get("link"),
-                         backend=record.get("backend"))
+                         backend=sent["backend"])
         board = board_for(benchmark)
         ci = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
         headline = "-" if row["headline"] is None else f"{100 * row['headline']:.1f}%"
-        return row, [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}"]
+        return row, [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}",
+                     *sent["notes"]]
 
     def _public(self, line: str, record: dict[str, Any], upload: Path) -> str:
         """A message with server paths replaced by the uploaded file's name."""
@@ -350,6 +357,34 @@ class Leaderboard:
                 self._changed(f"rescored submission {record['id']} is no longer valid")
             outcomes.append(outcome)
         return outcomes
+
+
+def submitted_metadata(record: dict[str, Any], metadata: Path | None) -> dict[str, Any]:
+    """What the submission says about itself: model, backend, text_only, settings, model revision, variant and
+    dataset revision from its metadata.json where present (already validated against the schema); the
+    form's values only fill in what the metadata leaves out. `notes`: one line per form value not used."""
+    from eval_kit.strictjson import read_json
+
+    meta: dict[str, Any] = {}
+    if metadata is not None:
+        loaded = read_json(metadata, max_bytes=2**20)
+        meta = loaded if isinstance(loaded, dict) else {}
+    notes = []
+    chosen = {}
+    for name in ("model", "backend"):
+        sent, typed = meta.get(name), record.get(name) or None
+        chosen[name] = sent or typed
+        if sent and typed and sent != typed:
+            notes.append(f"note: {name} {sent!r} is taken from metadata.json (the form's {typed!r} is not used)")
+    if not chosen["model"]:
+        raise BadInput("no model name", path=record["filename"], field="model",
+                       fix="fill in Model name, or zip a run folder whose metadata.json names the model")
+    submission = {k: meta[k] for k in ("revision", "settings", "variant", "dataset_revision", "config",
+                                       "hazardkit_version") if meta.get(k) not in (None, {}, "")}
+    submission["from_metadata"] = sorted(k for k in ("model", "backend", "text_only", *submission) if k in meta)
+    text_only = meta.get("text_only") if isinstance(meta.get("text_only"), bool) else None
+    return {"model": chosen["model"], "backend": chosen["backend"], "text_only": text_only,
+            "submission": submission, "notes": notes}
 
 
 class _Invalid(Exception):

@@ -1,0 +1,116 @@
+"""`hazardkit leaderboard serve` checks its references, data folder, table and port before it listens: an
+unusable one is one line and exit 2 (run as the operator runs it, in a subprocess, offline, on 127.0.0.1)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from eval_kit.errors import BadInput
+from eval_kit.leaderboard.space.preflight import check_port
+from tests.test_leaderboard_app_browser import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def refs(tmp_path_factory) -> Path:
+    from tests.test_leaderboard_app_browser import _write_refs
+
+    path = tmp_path_factory.mktemp("refs") / "references.jsonl"
+    _write_refs(path)
+    return path
+
+
+def serve(tmp_path: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "MPLBACKEND": "Agg"}
+    for name in ("HAZARDKIT_REFERENCES", "HAZARDKIT_SPACE_DIR", "SPACE_ID"):
+        env.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "builder.cli", "leaderboard", "serve", "--space-dir",
+                           str(tmp_path / "space"), "--score-timeout", "0", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def one_line(run: subprocess.CompletedProcess) -> str:
+    out = (run.stdout + run.stderr).strip()
+    lines = out.splitlines()
+    assert run.returncode == 2, out[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out, out[-2000:]
+    return lines[0]
+
+
+def test_an_unreachable_hub_reference_is_one_line_and_exit_2(tmp_path):
+    line = one_line(serve(tmp_path, "--references", "movsafebench=hf://datasets/nobody/nothing@v9.9.9",
+                          "--port", str(free_port())))
+    assert "cannot fetch hf://datasets/nobody/nothing@v9.9.9" in line and "HAZARDKIT_REFERENCES" in line
+
+
+def test_a_missing_local_reference_is_one_line_and_exit_2(tmp_path):
+    line = one_line(serve(tmp_path, "--references", f"movsafebench={tmp_path / 'nope.jsonl'}",
+                          "--port", str(free_port())))
+    assert "nope.jsonl" in line and "references not found" in line
+
+
+def test_a_busy_port_is_one_line_and_exit_2(tmp_path, refs):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        line = one_line(serve(tmp_path, "--references", f"movsafebench={refs}", "--port", str(port)))
+    assert line == (f"error: field '--port': port {port} on 127.0.0.1 is already in use (stop the other server or "
+                    "pass --port with a free port)")
+
+
+def test_an_unreadable_table_is_one_line_and_exit_2(tmp_path, refs):
+    (tmp_path / "space").mkdir()
+    (tmp_path / "space" / "results.parquet").write_bytes(b"not parquet at all")
+    line = one_line(serve(tmp_path, "--references", f"movsafebench={refs}", "--port", str(free_port())))
+    assert "results.parquet" in line and "not a readable results table" in line
+
+
+def test_check_port_in_process():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        with pytest.raises(BadInput, match="already in use"):
+            check_port("127.0.0.1", busy.getsockname()[1])
+    check_port("127.0.0.1", free_port())  # a free port passes
+    with pytest.raises(BadInput, match="cannot resolve host"):
+        check_port("no-such-host.invalid", free_port())
+
+
+def test_serve_with_good_settings_listens(tmp_path, refs):
+    """The checks pass, then it serves: the page answers; the process is ended by its PID."""
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "MPLBACKEND": "Agg"}
+    env.pop("SPACE_ID", None)
+    proc = subprocess.Popen([sys.executable, "-m", "builder.cli", "leaderboard", "serve", "--space-dir",
+                             str(tmp_path / "space"), "--references", f"movsafebench={refs}", "--score-timeout", "0",
+                             "--port", str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()[-2000:]
+            time.sleep(0.5)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=5) as response:
+            assert "hazardkit leaderboard" in json.loads(response.read())["title"]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
