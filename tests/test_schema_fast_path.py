@@ -66,7 +66,7 @@ def test_fast_valid_implies_python_valid(name):
     python = schemas.validator(name)
     passed = []
 
-    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(_instances(schemas.load_schema(name)))
     def check(instance):
         try:

@@ -27,20 +27,31 @@ def sources() -> None:
 
 
 def _report(result: ScanResult, out: Path, show_skipped: int) -> None:
-    from builder.movsafebench.sources.manifest import write_manifest
-
-    if not result.records:
-        raise BadInput("no usable source images found", fix="check the paths; skipped inputs are listed with -v")
+    """Write the manifest and say what was skipped; `-v N` lists up to N skipped inputs with their reason,
+    also (first of all) when nothing was usable, which is when a user needs the list most."""
     from collections import Counter
 
-    count = write_manifest(result.records, out)
+    from builder.movsafebench.sources.manifest import write_manifest
+
+    def list_skipped() -> None:
+        for skipped in result.skipped[:show_skipped]:
+            click.echo(f"  skipped {skipped.where}: {skipped.reason}", err=not result.records)
+        if len(result.skipped) > show_skipped:
+            more = len(result.skipped) - show_skipped
+            click.echo(f"  ({more} more skipped input(s) not listed: -v {len(result.skipped)} lists them all)",
+                       err=not result.records)
+
     kinds = Counter(s.key for s in result.skipped)
     detail = f" ({'; '.join(f'{k}: {n}' for k, n in sorted(kinds.items()))})" if kinds else ""
+    if not result.records:
+        list_skipped()
+        raise BadInput(f"no usable source images found; skipped {len(result.skipped)}{detail}",
+                       fix="check the paths; -v N lists N skipped inputs with their reason")
+    count = write_manifest(result.records, out)
     hoods = sum(1 for r in result.records if r.ego_hood and r.ego_hood["top"] < r.ego_hood["height"])
     click.echo(f"wrote {count} sources to {out}; skipped {len(result.skipped)}{detail}; "
                f"ego hood visible in {hoods}")
-    for skipped in result.skipped[:show_skipped]:
-        click.echo(f"  skipped {skipped.where}: {skipped.reason}")
+    list_skipped()
 
 
 _OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
