@@ -13,7 +13,8 @@ from eval_kit.saferelbench.submission import score_files
 
 @click.command()
 @click.option("--references", "-r", "--samples", "-s", "samples_path", required=True, type=click.Path(path_type=Path),
-              help="The benchmark's samples (--samples is the old name): a JSON Lines file or folder (manifests/saferelbench/), a Parquet file, or a dataset "
+              help="The benchmark's samples (--samples is the old name): a JSON Lines file or folder "
+                   "(manifests/saferelbench/), a Parquet file, or a dataset "
                    "folder (data/<config>/*.parquet), or a Hub id ORG/NAME[@REVISION] (e.g. hazardkit/saferelbench).")
 @click.option("--predictions", "-p", "--plans", "plans", type=click.Path(path_type=Path), default=None,
               help="The model's plans (--plans is the old name), JSON Lines: "
