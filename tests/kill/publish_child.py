@@ -9,6 +9,7 @@ follow the child's own progress, not the clock: however loaded the machine, kill
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from builder.movsafebench.publisher import movsafebench_rows_from_records
@@ -32,7 +33,7 @@ if "--checkpoints" in sys.argv:
     real_replace, real_swap = os.replace, transaction.swap_in
 
     def replace(src, dst, *args, **kwargs):
-        checkpoint(f"replace {os.path.basename(os.fspath(dst))}")
+        checkpoint(f"replace {re.sub(r'[0-9]+', 'N', os.path.basename(os.fspath(dst)))}")  # no PIDs: same per run
         return real_replace(src, dst, *args, **kwargs)
 
     def swap_in(stage, repo_dir):
