@@ -28,8 +28,10 @@ def _tracked_copy(dest: Path) -> None:
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     for rel in filter(None, listed.decode().split("\0")):
         source = ROOT / rel
-        if source.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():  # tracked links (bd-hazardvlm -> bd_hazardvlm) stay links
+            (dest / rel).symlink_to(os.readlink(source))
+        elif source.is_file():
             shutil.copy2(source, dest / rel)
 
 
