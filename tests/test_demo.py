@@ -34,6 +34,20 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     for line in result.output.splitlines():
         for match in re.findall(r"(out/[\w./-]+\.(?:jsonl|json|parquet|html|md|png))\b", line):
             assert (tmp_path / match).exists() or (tmp_path / "out" / match.removeprefix("out/")).exists(), match
+    # it ends with the next three commands (evaluate, score, submit) on paths that exist; score and validate run
+    import shlex
+
+    lines = result.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("next: evaluate your model"))
+    commands = [shlex.split(line)[1:] for line in lines[start + 1:start + 4]]
+    assert [c[0] for c in commands] == ["eval", "score", "validate"]
+    assert Path(commands[0][commands[0].index("--data") + 1]).is_dir()
+    for args in commands[1:]:
+        for value in args:
+            if "/" in value:
+                assert Path(value).exists(), value
+        ran = CliRunner().invoke(cli, args)
+        assert ran.exit_code == 0, (args, ran.output)
     # `make demo` leaves a checkout clean: the cards it writes are the committed ones
     root = Path(__file__).resolve().parents[1]
     for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):
