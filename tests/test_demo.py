@@ -48,7 +48,14 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
                 assert Path(value).exists(), value
         ran = CliRunner().invoke(cli, args)
         assert ran.exit_code == 0, (args, ran.output)
-    # `make demo` leaves a checkout clean: the cards it writes are the committed ones
+    # the README's Start here shows the same three commands (the demo's default --out is out/demo)
     root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    block = readme[readme.index("## Start here"):].split("```bash\n", 1)[1].split("```", 1)[0]
+    shown = [shlex.split(line.split("#", 1)[0]) for line in block.replace("\\\n", " ").splitlines()
+             if line.startswith("hazardkit ")]
+    printed = [[a.replace(str(tmp_path / "out"), "out/demo") for a in c] for c in commands]
+    assert shown == [["hazardkit", *c] for c in printed], (shown, printed)
+    # `make demo` leaves a checkout clean: the cards it writes are the committed ones
     for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):
         assert (tmp_path / folder / "README.md").read_text() == (root / folder / "README.md").read_text(), folder
