@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: test demo demo-data lint install clean lmms-eval-check
+.PHONY: test demo demo-data lint install clean lmms-eval-check bench
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ demo-data: install
 # torch), never into .venv. Not part of `make test`.
 lmms-eval-check: install
 	$(PY) benchmarks/lmms_eval_check.py
+
+# every benchmarks/*.py at full size, one after the other, into one table (benchmarks/results/bench.md); takes
+# tens of minutes. CI runs the same scripts with --quick through tests/test_benchmarks_quick.py.
+bench: install
+	$(PY) benchmarks/run_all.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -55,7 +55,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=4)
     parser.add_argument("--jobs", type=int, default=40)
+    parser.add_argument("--quick", action="store_true", help="1 scene, 6 jobs: checks the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.scenes, args.jobs = 1, 6
     from click.testing import CliRunner
     from PIL import Image
 

@@ -235,6 +235,7 @@ def step_vllm(args, torch, gpu: bool, model: Path, data: Path, work: Path) -> fl
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu-check", action="store_true", help="tiny configs on CPU (what `make test` runs)")
+    parser.add_argument("--quick", action="store_true", help="the same as --cpu-check (the benchmark runner's name)")
     parser.add_argument("--n", type=int, default=None, help="samples (default 64 on a GPU, 4 with --cpu-check)")
     parser.add_argument("--batch-size", type=int, default=None, help="default 16 on a GPU, 2 with --cpu-check")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="default 64 on a GPU, 4 with --cpu-check")
@@ -245,7 +246,7 @@ def main() -> int:
     parser.add_argument("--skip", action="append", default=[], choices=["transformers", "diffusers", "vllm"])
     parser.add_argument("--keep", type=Path, default=None, help="keep the model folder and runs here")
     args = parser.parse_args()
-    cpu = args.cpu_check
+    cpu = args.cpu_check or args.quick
     args.n = args.n or (4 if cpu else 64)
     args.batch_size = args.batch_size or (2 if cpu else 16)
     args.max_new_tokens = args.max_new_tokens or (4 if cpu else 64)

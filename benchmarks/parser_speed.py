@@ -1,6 +1,6 @@
 """Time of each answer parser on 1 MB adversarial responses, against a 1 MB ordinary response.
 
-    .venv/bin/python benchmarks/parser_speed.py
+    .venv/bin/python benchmarks/parser_speed.py [--quick]
 
 Both parsers are linear in their input (eval_kit/responses.py strips reasoning in one scan, and each parser
 reads a bounded head and tail of the answer: movsafebench.spec.ANSWER_HEAD/TAIL, bd_hazardvlm.spec's
@@ -9,6 +9,7 @@ ANSWER_HEAD/TAIL and repair bounds). A quadratic regex or scan shows here as a r
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -55,7 +56,11 @@ def timed(fn, text: str, repeat: int = 3) -> float:
 
 
 def main() -> None:
-    rows = {label: (timed(parse_answer, text), timed(parse_response, text)) for label, text in CASES.items()}
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one timing per case instead of the best of 3")
+    repeat = 1 if parser.parse_args().quick else 3
+    rows = {label: (timed(parse_answer, text, repeat), timed(parse_response, text, repeat))
+            for label, text in CASES.items()}
     base_mov, base_bd = rows["ordinary prose (baseline)"]
     print(f"{'response':34s} {'chars':>9s} {'movsafebench':>14s} {'ratio':>6s} {'bd_hazardvlm':>14s} {'ratio':>6s}")
     for label, (mov, bd) in rows.items():

@@ -103,7 +103,10 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--height", type=int, default=450)
     parser.add_argument("--repeat", type=int, default=7, help="repetitions; the best run of each step is reported")
+    parser.add_argument("--quick", action="store_true", help="20 small images, one repetition: checks the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.width, args.height, args.repeat = 20, 320, 180, 1
 
     work = Path(tempfile.mkdtemp(prefix="publish_speed_"))
     os.environ["HF_DATASETS_CACHE"] = str(work / "hf_cache")

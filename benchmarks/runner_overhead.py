@@ -54,7 +54,10 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--width", type=int, default=320, help="demo image width (height = 9/16 of it)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="64 samples, one repeat: checks the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.repeats = 64, 1
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         data = write_parquet_folder(tmp / "data", args.n, seed=0, size=(args.width, args.width * 9 // 16))

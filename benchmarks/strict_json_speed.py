@@ -30,7 +30,10 @@ def best_of(fn, repeat: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lines", type=int, default=200_000)
+    parser.add_argument("--quick", action="store_true", help="10,000 lines: checks the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.lines = 10_000
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "predictions.jsonl"
         with path.open("w") as handle:

@@ -36,7 +36,10 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1600)
     parser.add_argument("--height", type=int, default=900)
     parser.add_argument("--full-res-subset", type=int, default=40)
+    parser.add_argument("--quick", action="store_true", help="6 scenes at 800x450, 2 at full size: checks it runs")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.width, args.height, args.full_res_subset = 6, 800, 450, 2
     cv2.setNumThreads(1)
 
     scenes = [render_scene(KINDS[k % 2], args.seed + k, args.width, args.height)

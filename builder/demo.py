@@ -97,6 +97,34 @@ class Demo:
                 self.echo(f"    {line}")
             self.echo(f"    ({time.perf_counter() - t0:.1f} s)")
         self.echo(f"demo finished in {time.perf_counter() - start:.1f} s; everything else is under {self.root}/")
+        for line in self.next_steps():
+            self.echo(line)
+
+    def next_steps(self) -> list[str]:
+        """The three commands a newcomer runs next (evaluate, score, submit), on paths the demo just made."""
+        import sys
+
+        bench = "movsafebench"
+        run = next((r.parent for r in self.results if r.parent.name.startswith(f"{bench}-")), None)
+        if run is None:
+            return []
+        data = self.folder(bench)
+        exe = "hazardkit"
+        venv_bin = Path(sys.prefix) / "bin"
+        if (venv_bin / "hazardkit").exists() and Path(sys.prefix).resolve() != Path(sys.base_prefix).resolve():
+            try:  # not activated: say where the command is
+                exe = str((venv_bin / "hazardkit").resolve().relative_to(Path.cwd().resolve()))
+            except ValueError:
+                exe = str(venv_bin / "hazardkit")
+        mine = self.root / "runs" / "my-model"
+        return [
+            "next: evaluate your model on the demo data, score the run, check it for the leaderboard:",
+            f"  {exe} eval {bench} --data {data} --config demo --backend transformers --model MODEL_ID_OR_FOLDER "
+            f"--out {mine}",
+            f"  {exe} score run {run}",
+            f"  {exe} validate {bench} --references {data} --config demo --predictions {run / 'predictions.jsonl'} "
+            f"--metadata {run / 'metadata.json'}",
+        ]
 
 
 def _headline(score: dict[str, Any]) -> str:

@@ -302,24 +302,127 @@ def test_leftover_temp_files_of_a_killed_run_are_removed(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "report.json", "test-00000-of-00001.parquet"]
 
 
-def test_truncated_png_pinned_by_the_manifest_is_not_accepted(tmp_path):
+def _noise_png() -> bytes:
     import numpy as np
 
-    tree = Tree(tmp_path, n=2)
     noise = np.random.default_rng(0).integers(0, 256, (96, 128, 3), dtype=np.uint8)
     buf = io.BytesIO()
     Image.fromarray(noise).save(buf, format="PNG")
-    truncated = buf.getvalue()[: len(buf.getvalue()) * 2 // 3]  # header intact, pixel data cut
+    return buf.getvalue()
+
+
+def test_truncated_png_pinned_by_the_manifest_is_not_accepted(tmp_path):
+    whole = _noise_png()
+    truncated = whole[: len(whole) * 2 // 3]  # header intact, pixel data and IEND cut
     with Image.open(io.BytesIO(truncated)) as header_only:
-        assert header_only.size == (128, 96)  # what the old header-only check saw
+        assert header_only.size == (128, 96)  # what a header-only check sees
+    tree = Tree(tmp_path, n=2)
     rel = "images/truncated.png"
     (tree.roots[tree.entries[0]["source_dataset"]] / rel).write_bytes(truncated)
     tree.set_path(0, rel, truncated, width=128, height=96)  # sha256 and bytes pin the truncated file
-    result = tree.run()
+    result = tree.run()  # no --decode: the missing end-of-image trailer gives it away
     assert result.exit_code == 2, result.output
     problem = tree.report()["problems"][0]
-    assert problem["kind"] == "unreadable_image" and "does not decode in full" in problem["detail"]
-    assert not tree.parquet.exists()
+    assert problem["kind"] == "unreadable_image" and "no PNG IEND chunk" in problem["detail"]
+    assert not tree.parquet.exists() and tree.report()["decoded_in_full"] == 0
+
+
+def test_truncated_jpeg_is_refused_by_its_missing_end_marker(tmp_path):
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (10, 200, 30)).save(buf, format="JPEG", quality=90)
+    truncated = buf.getvalue()[:-40]
+    tree = Tree(tmp_path, n=2)
+    (tree.roots[tree.entries[0]["source_dataset"]] / "cut.jpg").write_bytes(truncated)
+    tree.set_path(0, "cut.jpg", truncated, width=64, height=48)
+    assert tree.run().exit_code == 2
+    assert "no JPEG end-of-image marker" in tree.report()["problems"][0]["detail"]
+    # bytes after the marker (camera metadata) are no truncation
+    trailing = buf.getvalue() + b"EXTRA-METADATA" * 8
+    (tree.roots[tree.entries[0]["source_dataset"]] / "cut.jpg").write_bytes(trailing)
+    tree.set_path(0, "cut.jpg", trailing, width=64, height=48)
+    assert tree.run().exit_code == 0
+
+
+def _corrupt_with_trailer() -> bytes:
+    """A PNG whose pixel data is cut but which still ends with an IEND chunk: only a full decode sees it."""
+    whole = _noise_png()
+    return whole[: len(whole) // 2] + whole[-12:]
+
+
+def test_decode_flag_decodes_every_pixel(tmp_path):
+    corrupt = _corrupt_with_trailer()
+    tree = Tree(tmp_path, n=3)
+    (tree.roots[tree.entries[0]["source_dataset"]] / "c.png").write_bytes(corrupt)
+    tree.set_path(0, "c.png", corrupt, width=128, height=96)
+    # pinned by the manifest and intact at both ends: the bytes are the ones published, accepted as they are
+    assert tree.run().exit_code == 0 and tree.report()["decoded_in_full"] == 0
+    result = tree.run("--decode")
+    assert result.exit_code == 2, result.output
+    report = tree.report()
+    assert report["decoded_in_full"] == 2  # the two good images; the corrupt one failed its decode
+    assert report["problems"][0]["kind"] == "unreadable_image"
+    assert "does not decode in full" in report["problems"][0]["detail"]
+
+
+def test_entries_without_sha256_are_always_decoded(tmp_path):
+    tree = Tree(tmp_path, n=3)
+    for entry in tree.entries:
+        del entry["sha256"]
+    assert tree.run().exit_code == 0 and tree.report()["decoded_in_full"] == 3
+    corrupt = _corrupt_with_trailer()
+    (tree.roots[tree.entries[1]["source_dataset"]] / "c.png").write_bytes(corrupt)
+    tree.set_path(1, "c.png", corrupt, width=128, height=96)
+    del tree.entries[1]["sha256"]
+    assert tree.run().exit_code == 2
+    assert "does not decode in full" in tree.report()["problems"][0]["detail"]
+
+
+def _make_manifest_cli(tree: Tree, out: Path, *extra: str):
+    _, annotations = tree.write()
+    return CliRunner().invoke(cli, [
+        "manifest", "bd-hazardvlm", "--annotations", str(annotations), "--out", str(out),
+        "--source", f"rsud20k={tree.roots['rsud20k']}", "--source", f"tfp-bd={tree.roots['tfp_bd']}",
+        "--license", "rsud20k=CC BY 4.0", "--license", "tfp-bd=research only",
+        "--attribution", "rsud20k=RSUD20K authors", "--attribution", "tfp-bd=TFP-BD authors", *extra])
+
+
+def test_manifest_tool_decodes_in_full_and_reconstruct_accepts_its_manifest(tmp_path):
+    tree = Tree(tmp_path, n=4)
+    out = tmp_path / "made.jsonl"
+    result = _make_manifest_cli(tree, out)
+    assert result.exit_code == 0, result.output
+    made = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [e["id"] for e in made] == sorted(e["id"] for e in tree.entries)
+    by_id = {e["id"]: e for e in tree.entries}
+    for entry in made:  # the same pins the fixture computed by hand, plus the recorded full decode
+        expected = by_id[entry["id"]]
+        assert (entry["sha256"], entry["bytes"], entry["width"], entry["height"]) == (
+            expected["sha256"], expected["bytes"], expected["width"], expected["height"])
+        assert entry["decoded"] is True
+        assert entry["license"] == ("CC BY 4.0" if entry["source_dataset"] == "rsud20k" else "research only")
+    manifest, annotations = tree.write()
+    manifest.write_text(out.read_text())
+    rebuilt = CliRunner().invoke(cli, [
+        "reconstruct", "bd-hazardvlm", "--manifest", str(manifest), "--annotations", str(annotations),
+        "--source", f"rsud20k={tree.roots['rsud20k']}", "--source", f"tfp-bd={tree.roots['tfp_bd']}",
+        "--out", str(tmp_path / "out")])
+    assert rebuilt.exit_code == 0, rebuilt.output
+
+
+def test_manifest_tool_refuses_an_image_that_does_not_decode(tmp_path):
+    tree = Tree(tmp_path, n=3)
+    corrupt = _corrupt_with_trailer()
+    (tree.roots[tree.entries[2]["source_dataset"]] / "c.png").write_bytes(corrupt)
+    tree.set_path(2, "c.png", corrupt, width=128, height=96)
+    out = tmp_path / "made.jsonl"
+    result = _make_manifest_cli(tree, out)
+    assert result.exit_code == 2
+    assert f"{tree.entries[2]['id']}" in result.output and "does not decode in full" in result.output
+    assert "1 of 3 images cannot be pinned" in result.output and not out.exists()
+    missing_licence = CliRunner().invoke(cli, [
+        "manifest", "bd-hazardvlm", "--annotations", str(tree.write()[1]), "--out", str(out),
+        "--source", f"rsud20k={tree.roots['rsud20k']}", "--source", f"tfp-bd={tree.roots['tfp_bd']}"])
+    assert missing_licence.exit_code == 2 and "no --license given" in missing_licence.output
 
 
 def test_refused_rebuild_sets_the_previous_parquet_aside(tmp_path):

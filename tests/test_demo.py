@@ -34,7 +34,28 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     for line in result.output.splitlines():
         for match in re.findall(r"(out/[\w./-]+\.(?:jsonl|json|parquet|html|md|png))\b", line):
             assert (tmp_path / match).exists() or (tmp_path / "out" / match.removeprefix("out/")).exists(), match
-    # `make demo` leaves a checkout clean: the cards it writes are the committed ones
+    # it ends with the next three commands (evaluate, score, submit) on paths that exist; score and validate run
+    import shlex
+
+    lines = result.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("next: evaluate your model"))
+    commands = [shlex.split(line)[1:] for line in lines[start + 1:start + 4]]
+    assert [c[0] for c in commands] == ["eval", "score", "validate"]
+    assert Path(commands[0][commands[0].index("--data") + 1]).is_dir()
+    for args in commands[1:]:
+        for value in args:
+            if "/" in value:
+                assert Path(value).exists(), value
+        ran = CliRunner().invoke(cli, args)
+        assert ran.exit_code == 0, (args, ran.output)
+    # the README's Start here shows the same three commands (the demo's default --out is out/demo)
     root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    block = readme[readme.index("## Start here"):].split("```bash\n", 1)[1].split("```", 1)[0]
+    shown = [shlex.split(line.split("#", 1)[0]) for line in block.replace("\\\n", " ").splitlines()
+             if line.startswith("hazardkit ")]
+    printed = [[a.replace(str(tmp_path / "out"), "out/demo") for a in c] for c in commands]
+    assert shown == [["hazardkit", *c] for c in printed], (shown, printed)
+    # `make demo` leaves a checkout clean: the cards it writes are the committed ones
     for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):
         assert (tmp_path / folder / "README.md").read_text() == (root / folder / "README.md").read_text(), folder

@@ -78,7 +78,9 @@ def test_export_writes_yaml_and_utils_for_hub_and_parquet(tmp_path):
     assert "from eval_kit.movsafebench.lmms_eval import" in utils
 
 
-def test_bd_hazardvlm_refuses_a_hub_source(tmp_path):
+def test_bd_hazardvlm_refuses_a_hub_source(tmp_path, monkeypatch):
+    # from a folder with no local bd_hazardvlm/ (a checkout after `make demo` has one, which export then uses)
+    monkeypatch.chdir(tmp_path)
     code, out = invoke("export", "lmms-eval", "--out", tmp_path / "t", "-b", "bd-hazardvlm")
     assert code == 2 and "never published" in out
 

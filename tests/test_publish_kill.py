@@ -1,33 +1,54 @@
 """A publish killed at any moment leaves the dataset folder loadable as either the old or the new release.
 
-The child publishes a bigger new release over a copy of an old one and is SIGKILLed at delays spread over
-the whole publish (measured first, in the same run); after every kill `load_dataset` must load the folder
-with exactly the old or the new row count, and the next publish must remove what the killed one left.
+The child publishes a bigger new release over a copy of an old one. It stops at each step that changes the
+disk (every rename of a written file, and either side of the swap of the stage folder with the dataset folder)
+and waits for the parent (tests/kill/publish_child.py --checkpoints), so each kill lands at a known step
+whatever the machine's load: no kill is timed. After every kill `load_dataset` must load the folder with the
+old row count when the kill came before the swap and the new one after it, and the next publish must remove
+what the killed one left.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = [sys.executable, "-m", "tests.kill.publish_child"]
+WAIT = 300  # seconds a child may take for one step on a loaded machine: a bound, never a measurement
 
 
-def _start(folder: Path, version: str, per_scenario: int) -> subprocess.Popen:
+def _start(folder: Path, version: str, per_scenario: int, *extra: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([*CHILD, str(folder), version, str(per_scenario)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*CHILD, str(folder), version, str(per_scenario), *extra], cwd=ROOT, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
     return proc
+
+
+def _run_to(proc: subprocess.Popen, kill_at: int | None) -> list[str]:
+    """Let the child pass every checkpoint before `kill_at`, SIGKILL it at that one (None: run to the end)."""
+    labels = []
+    for line in proc.stdout:
+        if not line.startswith("at "):
+            assert line.strip() == "done", line
+            break
+        number, label = line.split(" ", 2)[1:]
+        labels.append(label.strip())
+        if int(number) == kill_at:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(WAIT)
+            return labels
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    assert proc.wait(WAIT) == 0, proc.stderr.read()
+    return labels
 
 
 def _rows(folder: Path, cache: Path) -> int:
@@ -42,44 +63,44 @@ def _leftovers(folder: Path) -> list[str]:
     return beside + inside
 
 
+def _kill_points(labels: list[str]) -> list[int]:
+    """Checkpoints (1-based) to kill at: both sides of the swap, the first and last write, and writes spread
+    evenly over the rest (at most 12 in all, to keep the test short)."""
+    swap = labels.index("before swap") + 1
+    spread = {1 + round(i * (swap - 2) / 7) for i in range(8)}
+    return sorted(spread | {1, swap - 1, swap, swap + 1, len(labels)})
+
+
 @pytest.mark.slow
 def test_sigkill_at_any_point_leaves_old_or_new_release(tmp_path):
     pristine = tmp_path / "pristine" / "movsafebench"
-    assert _start(pristine, "1.0.0", 1).wait(60) == 0
+    assert _run_to(_start(pristine, "1.0.0", 1), None) == []  # the old release (no checkpoints asked for)
     old_rows = _rows(pristine, tmp_path / "cache-old")
-    # measure one full publish of the new release, to spread the kills over it
-    timing = tmp_path / "timing" / "movsafebench"
-    shutil.copytree(pristine, timing)
-    t0 = time.perf_counter()
-    assert _start(timing, "1.1.0", 4).wait(120) == 0
-    duration = time.perf_counter() - t0
-    new_rows = _rows(timing, tmp_path / "cache-new")
-    assert new_rows > old_rows
+    # a full run of the new release through the checkpoints: which steps there are, and the new row count
+    full = tmp_path / "full" / "movsafebench"
+    shutil.copytree(pristine, full)
+    labels = _run_to(_start(full, "1.1.0", 4, "--checkpoints"), None)
+    new_rows = _rows(full, tmp_path / "cache-new")
+    assert new_rows > old_rows and labels.count("before swap") == 1 and labels[-1] != "before swap"
+    swap = labels.index("before swap") + 1
 
     outcomes = {"old": 0, "new": 0}
     interrupted = 0
-    kills = 14  # spread evenly over the publish; then, on a loaded machine, more at random points until the
-    # kills have landed before the swap, after it and inside the transaction (at most 40 in all)
-    rng = random.Random(0)
-    for i in range(40):
-        if i >= kills and outcomes["old"] and outcomes["new"] and interrupted:
-            break
-        folder = tmp_path / f"k{i}" / "movsafebench"
+    for i, kill_at in enumerate(_kill_points(labels)):
+        folder = tmp_path / f"k{kill_at}" / "movsafebench"
         shutil.copytree(pristine, folder)
-        proc = _start(folder, "1.1.0", 4)
-        time.sleep(duration * (i / (kills - 1) if i < kills else rng.uniform(0.1, 1.0)))
-        finished = proc.poll() is not None
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-        interrupted += not finished and bool(_leftovers(folder))
-        rows = _rows(folder, tmp_path / f"cache-{i}")
-        assert rows in (old_rows, new_rows), (i, rows)
+        seen = _run_to(_start(folder, "1.1.0", 4, "--checkpoints"), kill_at)
+        assert seen == labels[:kill_at]  # the same steps in the same order: the kill landed where planned
+        rows = _rows(folder, tmp_path / f"cache-{kill_at}")
+        expected = old_rows if kill_at <= swap else new_rows  # killed at "before swap": nothing swapped yet
+        assert rows == expected, (kill_at, labels[kill_at - 1], rows)
         outcomes["old" if rows == old_rows else "new"] += 1
-        if i % 4 == 0:  # the next publish removes what the killed one left behind
-            assert _start(folder, "1.1.0", 4).wait(120) == 0
-            assert _leftovers(folder) == [] and _rows(folder, tmp_path / f"cache-{i}b") == new_rows
-    assert outcomes["old"] and outcomes["new"], outcomes  # the kills landed before and after the swap
-    assert interrupted, "no kill landed inside the publish: the test proved nothing"
+        interrupted += kill_at < swap and bool(_leftovers(folder))
+        if i % 3 == 0:  # the next publish removes what the killed one left behind
+            assert _run_to(_start(folder, "1.1.0", 4), None) == []
+            assert _leftovers(folder) == [] and _rows(folder, tmp_path / f"cache-{kill_at}b") == new_rows
+    assert outcomes["old"] and outcomes["new"], outcomes  # kills landed before and after the swap
+    assert interrupted, "no kill left a half-written stage: the test proved nothing"
 
 
 def test_a_second_publish_into_the_same_folder_is_refused_naming_the_holder(tmp_path):

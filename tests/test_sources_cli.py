@@ -26,3 +26,23 @@ def test_scan_folder_then_verify(tmp_path: Path, capsys) -> None:
     assert "Traceback" not in captured.err
     assert main(["sources", "verify", str(out), "--root", "nonsense"]) == 2
     assert main(["sources", "scan", "sa-bench", "--root", str(tmp_path / "none"), "--out", str(out)]) == 2
+
+
+def test_show_skipped_lists_what_it_promises(tmp_path: Path, capsys) -> None:
+    """`-v N` lists N skipped inputs with their reason, also when none was usable (then on stderr, before the
+    one-line error), and says how many more were skipped."""
+    lines = [{"id": f"m{i}", "path": f"missing{i}.png", "gt_action": "left", "agent": "robot"} for i in range(3)]
+    (tmp_path / "idx.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "sources.jsonl"
+    args = ["sources", "scan", "folder", "--index", str(tmp_path / "idx.jsonl"), "--out", str(out)]
+    assert main([*args, "-v", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("  skipped ") == 2 and "missing0.png" in err and "missing1.png" in err
+    assert "1 more skipped input(s) not listed: -v 3 lists them all" in err
+    assert "no usable source images found; skipped 3" in err and not out.exists()
+    Image.new("RGB", (8, 8), (1, 2, 3)).save(tmp_path / "ok.png")
+    lines.append({"id": "ok", "path": "ok.png", "gt_action": "right", "agent": "robot"})
+    (tmp_path / "idx.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main([*args, "-v", "5"]) == 0
+    printed = capsys.readouterr().out
+    assert "wrote 1 sources" in printed and printed.count("  skipped ") == 3 and "more skipped" not in printed

@@ -6,10 +6,15 @@ anything unsafe (paths escaping the source roots, symlinks out, decompression bo
 annotations and writes a local Parquet with the images embedded (config `reconstructed`) plus a report.
 A partial result is written only when asked for (`allow_missing`) and is marked incomplete everywhere.
 
-Every image is decoded in full (a truncated file whose manifest pins its truncated bytes still fails), the
-output folder is held with an advisory lock for the whole run (a second reconstruction into it is refused
-naming the PID), temp files of a killed run are removed, and a rebuild refused for bad images sets the
-previous Parquet aside (`*.parquet.unverified`) instead of leaving it to pass for a complete benchmark.
+Where the manifest pins a sha256, a matching hash means the bytes are exactly the ones the maintainers
+published, and their manifest tool (`hazardkit manifest bd-hazardvlm`, `builder.bd_hazardvlm.manifest`)
+decoded every one of those images in full when the manifest was made. So a rebuild checks size, sha256, the
+image header (format, dimensions, pixel limit) and the format's end-of-image trailer (a truncated JPEG, PNG
+or WebP has none) at the speed of reading the bytes, and decodes every pixel only when asked
+(`decode=True`, `--decode`) or when an entry pins no hash. The output folder is held with an advisory lock for
+the whole run (a second reconstruction into it is refused naming the PID), temp files of a killed run are
+removed, and a rebuild refused for bad images sets the previous Parquet aside (`*.parquet.unverified`)
+instead of leaving it to pass for a complete benchmark.
 """
 
 from __future__ import annotations
@@ -87,6 +92,7 @@ class ReconstructReport:
     seconds: float = 0.0
     set_aside: str | None = None  # the previous Parquet, moved aside because this run could not vouch for it
     removed_leftovers: int = 0  # temp files of a killed reconstruction, removed at the start
+    decoded_in_full: int = 0  # images whose every pixel was decoded (--decode, or no sha256 pinned)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -100,6 +106,7 @@ class _Checked:
     entry: dict[str, Any]
     data: bytes | None = None
     problem: FileProblem | None = None
+    decoded: bool = False  # every pixel was decoded (not only the header and trailer)
 
 
 def parse_sources(pairs: Mapping[str, str | Path]) -> dict[str, Path]:
@@ -169,8 +176,9 @@ def _short(text: str, limit: int = 80) -> str:
     return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text)} characters)"
 
 
-def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: int) -> _Checked:
-    """Every check for one manifest entry; the bytes are kept only when all pass."""
+def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: int, decode: bool = False) -> _Checked:
+    """Every check for one manifest entry; the bytes are kept only when all pass. Decodes every pixel only when
+    `decode` or when the entry pins no sha256 (see the module docstring)."""
     from PIL import Image
 
     source = entry["source_dataset"]
@@ -202,9 +210,11 @@ def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: i
         return fail("missing", "file not found")
     except OSError as exc:  # permissions, symlink loops, I/O errors
         return fail("unreadable_file", f"{type(exc).__name__}: {exc.strerror or exc}")
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != entry["sha256"]:
-        return fail("sha256_mismatch", f"sha256 {digest[:12]}..., expected {entry['sha256'][:12]}...")
+    pinned = entry.get("sha256")
+    if pinned is not None:
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != pinned:
+            return fail("sha256_mismatch", f"sha256 {digest[:12]}..., expected {pinned[:12]}...")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -215,14 +225,38 @@ def _check_entry(entry: dict[str, Any], roots: Mapping[str, Path], max_pixels: i
                 if (width, height) != (entry["width"], entry["height"]):
                     return fail("dimension_mismatch",
                                 f"{width}x{height}, expected {entry['width']}x{entry['height']}")
-                # then every pixel: a truncated file passes the header check (and its own hash, when the
-                # manifest was made from it), never a full decode
-                image.load()
+                missing_end = missing_trailer(image.format, data)
+                if missing_end:
+                    return fail("unreadable_image", missing_end)
+                full = decode or pinned is None
+                if full:  # every pixel: asked for, or nothing pins these bytes to a checked original
+                    image.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         return fail("decompression_bomb", str(exc))
     except Exception as exc:  # PIL raises many types for corrupt or truncated files
         return fail("unreadable_image", f"does not decode in full ({type(exc).__name__}: {exc})")
-    return _Checked(entry, data=data)
+    return _Checked(entry, data=data, decoded=full)
+
+
+TRAILER_WINDOW = 4096  # bytes at the end searched for the end-of-image marker (trailing metadata is allowed)
+
+
+def missing_trailer(image_format: str | None, data: bytes) -> str | None:
+    """Why `data` lacks its format's end-of-image trailer (a truncated file), or None when it has it.
+
+    Costs a look at the last few KB, not a decode: a JPEG ends with an EOI marker (FF D9, which entropy-coded
+    data never holds, since every FF there is followed by 00), a PNG with its IEND chunk, and a WebP's RIFF
+    header states the file's length. Bytes after the trailer (camera metadata) pass. Other formats (TIFF, BMP,
+    GIF) pass; `--decode` checks them in full.
+    """
+    tail = data[-TRAILER_WINDOW:]
+    if image_format == "JPEG" and b"\xff\xd9" not in tail:
+        return "truncated: no JPEG end-of-image marker (FF D9) at the end of the file"
+    if image_format == "PNG" and b"IEND" not in tail:
+        return "truncated: no PNG IEND chunk at the end of the file"
+    if image_format == "WEBP" and len(data) < int.from_bytes(data[4:8], "little") + 8:
+        return "truncated: shorter than its RIFF header states"
+    return None
 
 
 def _join(entries: list[dict[str, Any]], records: dict[str, dict[str, Any]], manifest: Path) -> None:
@@ -260,9 +294,9 @@ def _table(rows: list[tuple[dict[str, Any], dict[str, Any], bytes]], meta: dict[
     }
     action_index = {n: i for i, n in enumerate(spec.ACTIONS)}
     cols: dict[str, Any] = {name: [] for name in schema.names}
-    for entry, rec, _ in rows:
+    for entry, rec, data in rows:
         cols["id"].append(rec["id"])
-        cols["image_sha256"].append(entry["sha256"])
+        cols["image_sha256"].append(entry.get("sha256") or hashlib.sha256(data).hexdigest())
         cols["defensive_actions"].append([action_index[a] for a in rec["defensive_actions"]])
         for name in ("source_id", "source_path", "hazard_present", "evidence", "hallucination_trap",
                      "western_bias_trap", "pilot"):
@@ -339,6 +373,7 @@ def reconstruct(
     allow_missing: bool = False,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     workers: int | None = None,
+    decode: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> ReconstructReport:
     """Verify, join and write. Returns the report; the Parquet is written only when complete or allowed.
@@ -356,19 +391,19 @@ def reconstruct(
     with folder_lock(folder, "reconstruct bd-hazardvlm"):
         return _reconstruct_locked(entries, records, roots, folder, manifest=manifest, annotations=annotations,
                                    config=config, allow_missing=allow_missing, max_pixels=max_pixels,
-                                   workers=workers, on_progress=on_progress, start=start)
+                                   workers=workers, decode=decode, on_progress=on_progress, start=start)
 
 
 def _reconstruct_locked(entries: list[dict[str, Any]], records: dict[str, dict[str, Any]], roots: dict[str, Path],
                         folder: Path, *, manifest: str | Path, annotations: str | Path, config: str,
-                        allow_missing: bool, max_pixels: int, workers: int | None,
+                        allow_missing: bool, max_pixels: int, workers: int | None, decode: bool,
                         on_progress: Callable[[int, int], None] | None, start: float) -> ReconstructReport:
     """The verification and the writes, with the output folder's lock held."""
     removed = _remove_leftovers(folder)
     workers = workers or min(4, os.cpu_count() or 1)
     checked: list[_Checked] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:  # hashing and reads release the GIL
-        for done, result in enumerate(pool.map(lambda e: _check_entry(e, roots, max_pixels), entries), start=1):
+        for done, result in enumerate(pool.map(lambda e: _check_entry(e, roots, max_pixels, decode), entries), start=1):
             checked.append(result)
             if on_progress:
                 on_progress(done, len(entries))
@@ -377,7 +412,7 @@ def _reconstruct_locked(entries: list[dict[str, Any]], records: dict[str, dict[s
     report = ReconstructReport(
         config=config, complete=not problems, expected=len(entries), reconstructed=len(good), problems=problems,
         manifest=str(manifest), annotations=str(annotations), sources={k: str(v) for k, v in roots.items()},
-        removed_leftovers=removed,
+        removed_leftovers=removed, decoded_in_full=sum(c.decoded for c in checked),
     )
     parquet = folder / PARQUET_NAME
     aside = parquet.with_name(parquet.name + UNVERIFIED_SUFFIX)

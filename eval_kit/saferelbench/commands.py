@@ -12,12 +12,13 @@ from eval_kit.saferelbench.submission import score_files
 
 
 @click.command()
-@click.option("--samples", "-s", "samples_path", required=True, type=click.Path(path_type=Path),
-              help="Samples: a JSON Lines file or folder (manifests/saferelbench/), a Parquet file, or a dataset "
+@click.option("--references", "-r", "--samples", "-s", "samples_path", required=True, type=click.Path(path_type=Path),
+              help="The benchmark's samples (--samples is the old name): a JSON Lines file or folder "
+                   "(manifests/saferelbench/), a Parquet file, or a dataset "
                    "folder (data/<config>/*.parquet), or a Hub id ORG/NAME[@REVISION] (e.g. hazardkit/saferelbench).")
-@click.option("--plans", "-p", type=click.Path(path_type=Path), default=None,
-              help="JSON Lines: {\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} "
-                   "and/or {\"response\": raw text}.")
+@click.option("--predictions", "-p", "--plans", "plans", type=click.Path(path_type=Path), default=None,
+              help="The model's plans (--plans is the old name), JSON Lines: "
+                   "{\"id\", \"variant\"?, \"plan\": [{\"action\", \"args\"}]} and/or {\"response\": raw text}.")
 @click.option("--traces", "-t", type=click.Path(path_type=Path), default=None,
               help="JSON Lines traces from a simulator (or --write-traces), scored by the same rules.")
 @click.option("--config", default=None, help="Dataset config when --samples is a dataset folder (e.g. demo).")

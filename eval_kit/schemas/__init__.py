@@ -1,5 +1,13 @@
 """JSON Schemas of every file format we read, shipped as package data and enforced with jsonschema.
 
+Validation is per line (7,254 predictions, 500 manifest entries), and python-jsonschema's per-instance cost
+dominated scoring and reconstruction. So each schema is also compiled by jsonschema-rs (a second well-kept
+implementation of the same drafts, in Rust, about 50x faster), which is asked one question only: is this
+instance valid? Where it says yes, python-jsonschema is not asked; where it says no (or cannot compile the
+schema, or cannot convert the value), python-jsonschema decides and gives the message, so every refusal and
+every message is exactly python-jsonschema's. jsonschema-rs is never the only reason an instance passes
+that python-jsonschema would refuse: `tests/test_schema_fast_path.py` checks that on every shipped schema.
+
 A schema `<name>.schema.json` lives in the `schemas/` folder of the package that owns the format: this
 package for generic formats (submission metadata), `eval_kit/<benchmark>/schemas/` for a benchmark's
 references and predictions, and a builder package for build inputs (it calls `add_schema_package`).
@@ -24,6 +32,7 @@ def add_schema_package(package: str) -> None:
         _EXTRA_PACKAGES.append(package)
         load_schema.cache_clear()
         validator.cache_clear()
+        fast_validator.cache_clear()
 
 
 def schema_folders() -> list[Any]:
@@ -59,10 +68,31 @@ def validator(name: str):
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
+@cache
+def fast_validator(name: str) -> Any | None:
+    """jsonschema-rs's compiled validator of the named schema, or None where it is not installed or cannot
+    compile the schema exactly (then python-jsonschema alone validates)."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    try:
+        return jsonschema_rs.validator_for(load_schema(name), validate_formats=True)
+    except Exception:  # a keyword, regex or $ref it does not support: no fast path for this schema
+        return None
+
+
 def first_error(name: str, obj: Any) -> tuple[str, str] | None:
     """Return (field path, message) of the most relevant violation, or None when valid."""
     import jsonschema
 
+    fast = fast_validator(name)
+    if fast is not None:
+        try:
+            if fast.is_valid(obj):
+                return None
+        except Exception:  # a value it cannot convert (an integer of hundreds of digits): the full check decides
+            pass
     errors = list(validator(name).iter_errors(obj))
     if not errors:
         return None

@@ -27,15 +27,27 @@ def sources() -> None:
 
 
 def _report(result: ScanResult, out: Path, show_skipped: int, root: Path | None = None) -> None:
-    from builder.movsafebench.sources.manifest import write_manifest
-
-    if not result.records:
-        raise BadInput("no usable source images found", fix="check the paths; skipped inputs are listed with -v")
+    """Write the manifest and say what was skipped; `-v N` lists up to N skipped inputs with their reason,
+    also (first of all) when nothing was usable, which is when a user needs the list most."""
     from collections import Counter
 
-    count = write_manifest(result.records, out, root=root)
+    from builder.movsafebench.sources.manifest import write_manifest
+
+    def list_skipped() -> None:
+        for skipped in result.skipped[:show_skipped]:
+            click.echo(f"  skipped {skipped.where}: {skipped.reason}", err=not result.records)
+        if len(result.skipped) > show_skipped:
+            more = len(result.skipped) - show_skipped
+            click.echo(f"  ({more} more skipped input(s) not listed: -v {len(result.skipped)} lists them all)",
+                       err=not result.records)
+
     kinds = Counter(s.key for s in result.skipped)
     detail = f" ({'; '.join(f'{k}: {n}' for k, n in sorted(kinds.items()))})" if kinds else ""
+    if not result.records:
+        list_skipped()
+        raise BadInput(f"no usable source images found; skipped {len(result.skipped)}{detail}",
+                       fix="check the paths; -v N lists N skipped inputs with their reason")
+    count = write_manifest(result.records, out, root=root)
     hoods = sum(1 for r in result.records if r.ego_hood and r.ego_hood["top"] < r.ego_hood["height"])
     click.echo(f"wrote {count} sources to {out}; skipped {len(result.skipped)}{detail}; "
                f"ego hood visible in {hoods}")
@@ -44,8 +56,7 @@ def _report(result: ScanResult, out: Path, show_skipped: int, root: Path | None 
         click.echo(f"ego hood unsure in {len(unsure)} (objects stay above the conservative bound; look at them and "
                    f"set ego_hood_override where it costs too much ground): {', '.join(unsure[:10])}"
                    + (" ..." if len(unsure) > 10 else ""))
-    for skipped in result.skipped[:show_skipped]:
-        click.echo(f"  skipped {skipped.where}: {skipped.reason}")
+    list_skipped()
 
 
 _OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,

@@ -94,6 +94,10 @@ def draw(kind: str, index: int) -> Image.Image:
     return image
 
 
+LICENSE = "CC BY-NC 4.0 (synthetic demo image)"
+ATTRIBUTION = "hazardkit demo: procedurally drawn, not a source-dataset image"
+
+
 def main() -> None:
     manifest, annotations = [], []
     for i, (cat, timing, sev, acts, hall, west, evidence, kind) in enumerate(SCENES, start=1):
@@ -106,8 +110,7 @@ def main() -> None:
         sample_id = f"BDHV_DEMO_{i:04d}"
         manifest.append({
             "id": sample_id, "source_dataset": source, "path": rel, "sha256": hashlib.sha256(data).hexdigest(),
-            "bytes": len(data), "width": W, "height": H, "license": "CC BY-NC 4.0 (synthetic demo image)",
-            "attribution": "hazardkit demo: procedurally drawn, not a source-dataset image",
+            "bytes": len(data), "width": W, "height": H, "license": LICENSE, "attribution": ATTRIBUTION,
         })
         annotations.append({
             "id": sample_id, "source_dataset": source, "source_id": Path(rel).stem if source == "rsud20k"
@@ -116,8 +119,16 @@ def main() -> None:
             "evidence": f"DEMO: {evidence}", "hallucination_trap": hall, "western_bias_trap": west,
             "pilot": i <= 4,
         })
-    for name, rows in (("image_manifest.jsonl", manifest), ("annotations.jsonl", annotations)):
-        (HERE / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (HERE / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in annotations), encoding="utf-8")
+    # the manifest through the maintainers' tool, as for the real release: every image decoded in full first
+    from builder.bd_hazardvlm.manifest import make_manifest
+
+    entries, problems = make_manifest(
+        HERE / "annotations.jsonl", {s: HERE / "sources" / s for s in ("rsud20k", "tfp_bd")},
+        HERE / "image_manifest.jsonl", licenses=dict.fromkeys(("rsud20k", "tfp_bd"), LICENSE),
+        attributions=dict.fromkeys(("rsud20k", "tfp_bd"), ATTRIBUTION))
+    assert not problems, [p.line() for p in problems]
+    assert [(e["id"], e["width"], e["height"]) for e in entries] == [(m["id"], W, H) for m in manifest]
 
 
 if __name__ == "__main__":
