@@ -1,0 +1,213 @@
+"""Tiny random-weight checkpoints of every supported model family, built offline from configs.
+
+Each builder makes the REAL transformers model class from a microscopic config (one layer, hidden size 16-32),
+the real image processor class (its PIL version, as a machine without torchvision loads it), a byte-level
+tokenizer with the family's special tokens, and the family's chat template where the real checkpoint has one
+(reduced to text and image parts), and saves them as a checkpoint folder: what `hazardkit eval --backend
+transformers --model FOLDER` loads. Video processors are not saved (they need torchvision), as on such a
+machine. The answers are noise; every code path (processor, template, image tokens, generation) is real.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_kit.testing.tiny_vlm import _byte_alphabet
+
+
+@dataclass(frozen=True)
+class TinyCheckpoint:
+    family: str
+    folder: Path
+    model_class: str
+    image_token: str  # the token the processor expands per image (counted to check images reach the model)
+    has_template: bool = True
+
+
+def byte_tokenizer(specials: list[str], *, eos: str, pad: str, bos: str | None = None,
+                   named: dict[str, str] | None = None, template: str | None = None) -> Any:
+    """A Qwen2Tokenizer over the 256 byte symbols plus `specials` (and `named` special tokens, e.g.
+    `{"image_token": "<image>"}`, which become tokenizer attributes as the real checkpoints declare them)."""
+    from transformers import Qwen2Tokenizer
+
+    vocab = {ch: i for i, ch in enumerate(_byte_alphabet())}
+    tok = Qwen2Tokenizer(vocab=vocab, merges=[], unk_token=None, bos_token=bos, eos_token=eos, pad_token=pad,
+                         extra_special_tokens=dict(named or {}))
+    extra = [s for s in specials if s not in tok.get_vocab()]
+    if extra:
+        tok.add_special_tokens({"additional_special_tokens": extra})
+    tok.padding_side = "left"
+    if template is not None:
+        tok.chat_template = template
+    return tok
+
+
+def _ids(tok: Any, *tokens: str) -> dict[str, int]:
+    return {t: tok.convert_tokens_to_ids(t) for t in tokens}
+
+
+def _save(folder: Path, model: Any, tok: Any, image_processor: Any, *, template: str | None = None,
+          processor_config: dict[str, Any] | None = None, eos: int | None = None, pad: int | None = None) -> None:
+    import torch
+
+    folder.mkdir(parents=True, exist_ok=True)
+    if eos is not None:
+        model.generation_config.eos_token_id = eos
+    if pad is not None:
+        model.generation_config.pad_token_id = pad
+    with torch.no_grad():
+        model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    image_processor.save_pretrained(folder)
+    if template is not None:
+        (folder / "chat_template.jinja").write_text(template)
+    if processor_config is not None:
+        (folder / "processor_config.json").write_text(json.dumps(processor_config, indent=2))
+
+
+def _text(**overrides: Any) -> dict[str, Any]:
+    """A one-layer decoder config (Llama/Qwen2 style)."""
+    config = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+              "num_key_value_heads": 1, "max_position_embeddings": 4096}
+    config.update(overrides)
+    return config
+
+
+# ---- chat templates (reduced to text and image parts, the shape of each real one) -------------------------
+CHATML_IMAGE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] is string %}{{ m['content'] }}"
+    "{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}{{ IMAGE }}"
+    "{% else %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def chatml(image: str) -> str:
+    return CHATML_IMAGE.replace("{{ IMAGE }}", image)
+
+
+VICUNA = (  # llava-v1.6-vicuna: "USER: <image>\n... ASSISTANT:"
+    "{% for m in messages %}{% if m['role'] == 'user' %}USER: {% else %}ASSISTANT: {% endif %}"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'image' %}<image>\n{% else %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% if m['role'] == 'user' %} {% else %}</s>{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+)
+PHI4 = (  # Phi-4-multimodal: <|user|><|image|>text<|end|><|assistant|>
+    "{% for m in messages %}<|{{ m['role'] }}|>{% if m['content'] is string %}{{ m['content'] }}{% else %}"
+    "{% for c in m['content'] %}{% if c['type'] == 'image' %}<|image|>{% else %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+GEMMA3 = (
+    "{{ bos_token }}{% for m in messages %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'image' %}<start_of_image>{% else %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "<end_of_turn>\n{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+IDEFICS3 = (  # Idefics3 / SmolVLM: "User:<image>text<end_of_utterance>\nAssistant:"
+    "<|im_start|>{% for m in messages %}{{ m['role'] | capitalize }}:{% if m['content'] is string %}"
+    "{{ m['content'] }}{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}<image>{% else %}"
+    "{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<end_of_utterance>\n{% endfor %}"
+    "{% if add_generation_prompt %}Assistant:{% endif %}"
+)
+
+QWEN_SPECIALS = ["<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
+                 "<|video_pad|>", "<|endoftext|>"]
+
+
+def _qwen_vl(folder: Path, family: str) -> TinyCheckpoint:
+    import torch
+    import transformers
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
+    tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
+    ids = _ids(tok, *QWEN_SPECIALS)
+    tokens = {"image_token_id": ids["<|image_pad|>"], "video_token_id": ids["<|video_pad|>"],
+              "vision_start_token_id": ids["<|vision_start|>"], "vision_end_token_id": ids["<|vision_end|>"]}
+    if family in ("qwen3_vl", "qwen3_vl_moe"):
+        text = _text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<|endoftext|>"],
+                     rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3],
+                                      "mrope_interleaved": True})
+        if family == "qwen3_vl_moe":
+            text.update(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16, decoder_sparse_step=1)
+        vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "patch_size": 16,
+                  "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+                  "num_position_embeddings": 64, "deepstack_visual_indexes": [0]}
+        patch = 16
+        name = "Qwen3VLMoe" if family == "qwen3_vl_moe" else "Qwen3VL"
+    else:
+        text = _text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
+                     rope_scaling={"type": "mrope", "mrope_section": [2, 3, 3]})
+        vision = {"depth": 1, "num_heads": 2, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}
+        if family == "qwen2_5_vl":
+            vision.update(hidden_size=32, intermediate_size=64, out_hidden_size=32, fullatt_block_indexes=[0],
+                          window_size=28)
+            name = "Qwen2_5_VL"
+        else:
+            vision.update(embed_dim=32, hidden_size=32, mlp_ratio=2)
+            name = "Qwen2VL"
+        patch = 14
+    config = getattr(transformers, f"{name}Config")(text_config=text, vision_config=vision, **tokens)
+    torch.manual_seed(0)
+    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
+    merge = patch * 2
+    image_processor = Qwen2VLImageProcessorPil(patch_size=patch, merge_size=2, temporal_patch_size=2,
+                                               min_pixels=merge * merge, max_pixels=4 * merge * merge)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"])
+    return TinyCheckpoint(family, folder, type(model).__name__, "<|image_pad|>")
+
+
+def qwen2_5_vl(folder: Path) -> TinyCheckpoint:
+    return _qwen_vl(folder, "qwen2_5_vl")
+
+
+def qwen2_vl(folder: Path) -> TinyCheckpoint:
+    return _qwen_vl(folder, "qwen2_vl")
+
+
+def qwen3_vl_moe(folder: Path) -> TinyCheckpoint:
+    return _qwen_vl(folder, "qwen3_vl_moe")
+
+
+def internvl(folder: Path) -> TinyCheckpoint:
+    """InternVL3 / InternVL3.5 (`-hf` checkpoints): 448-px tiles in the real one, 28-px tiles here."""
+    import torch
+    from transformers import InternVLConfig, InternVLForConditionalGeneration
+    from transformers.models.got_ocr2.image_processing_pil_got_ocr2 import GotOcr2ImageProcessorPil
+
+    named = {"start_image_token": "<img>", "end_image_token": "</img>", "context_image_token": "<IMG_CONTEXT>",
+             "video_token": "<video>"}
+    template = chatml("<IMG_CONTEXT>\n")
+    tok = byte_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<image>"], eos="<|im_end|>",
+                         pad="<|endoftext|>", named=named, template=template)
+    ids = _ids(tok, "<IMG_CONTEXT>", "<|im_end|>", "<|endoftext|>")
+    # 28-px tiles of 14-px patches: 4 patches, pixel-shuffled by 0.5 -> 1 token per tile
+    config = InternVLConfig(
+        vision_config={"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
+                       "image_size": [28, 28], "patch_size": [14, 14]},
+        text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
+        image_token_id=ids["<IMG_CONTEXT>"], image_seq_length=1, downsample_ratio=0.5)
+    torch.manual_seed(0)
+    model = InternVLForConditionalGeneration(config).eval()
+    image_processor = GotOcr2ImageProcessorPil(size={"height": 28, "width": 28}, crop_to_patches=True,
+                                               min_patches=1, max_patches=4)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "InternVLProcessor", "image_seq_length": 1})
+    return TinyCheckpoint("internvl", folder, type(model).__name__, "<IMG_CONTEXT>")
+
+
+FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
+    "qwen2_5_vl": qwen2_5_vl,
+    "qwen2_vl": qwen2_vl,
+    "qwen3_vl_moe": qwen3_vl_moe,
+    "internvl": internvl,
+}
+
+
+def build(family: str, folder: Path) -> TinyCheckpoint:
+    return FAMILIES[family](Path(folder))
