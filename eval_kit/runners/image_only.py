@@ -58,19 +58,24 @@ def processor_class(model: str, revision: str | None) -> type | None:
 
 
 def load(model: str, revision: str | None = None, **kwargs: Any) -> Any | None:
-    """The image-only processor, or None when the family's processor has no video slot to replace."""
-    from transformers import AutoImageProcessor, AutoTokenizer
+    """The processor built without torchvision, or None when nothing here can stand in for what needs it
+    (a video slot to replace, or a torchvision-only image processor with a PIL port)."""
+    from transformers import AutoFeatureExtractor, AutoImageProcessor, AutoTokenizer
+
+    from eval_kit.runners.phi4_image_processor import PIL_PORTS
 
     kwargs = {"trust_remote_code": False, **kwargs}
     cls = processor_class(model, revision)
     if cls is None:
         return None
     attributes = cls.get_attributes()
-    if not any("video" in a for a in attributes) or "image_processor" not in attributes:
+    image_config = _json_file(model, "preprocessor_config.json", revision)
+    port = PIL_PORTS.get(str(image_config.get("image_processor_type", "")).removesuffix("Fast"))
+    if "image_processor" not in attributes or (not any("video" in a for a in attributes) and port is None):
         return None
     config = _json_file(model, "processor_config.json", revision)
     video_config = (config.get("video_processor") or _json_file(model, "video_preprocessor_config.json", revision)
-                    or _json_file(model, "preprocessor_config.json", revision))
+                    or image_config)
     video_config = {k: v for k, v in video_config.items() if not k.endswith("_type") and k != "processor_class"}
     parts: dict[str, Any] = {}
     for attribute in attributes:
@@ -78,9 +83,13 @@ def load(model: str, revision: str | None = None, **kwargs: Any) -> Any | None:
             parts[attribute] = _no_video_class()(**video_config)
         elif "tokenizer" in attribute:
             parts[attribute] = AutoTokenizer.from_pretrained(model, revision=revision, **kwargs)
+        elif attribute == "image_processor" and port is not None:
+            parts[attribute] = port()(**{k: v for k, v in image_config.items() if not k.endswith("_type")})
         elif attribute == "image_processor":
             parts[attribute] = AutoImageProcessor.from_pretrained(model, revision=revision, backend="pil",
                                                                   **kwargs)
+        elif "audio" in attribute or "feature_extractor" in attribute:
+            parts[attribute] = AutoFeatureExtractor.from_pretrained(model, revision=revision, **kwargs)
         else:
             return None
     init_names = cls.__init__.__code__.co_varnames[: cls.__init__.__code__.co_argcount]

@@ -201,11 +201,137 @@ def internvl(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("internvl", folder, type(model).__name__, "<IMG_CONTEXT>")
 
 
+def llava_next(folder: Path) -> TinyCheckpoint:
+    """LLaVA-NeXT (llava-v1.6-vicuna): CLIP vision tower, Llama text, anyres grid of 28-px tiles here."""
+    import torch
+    from transformers import LlavaNextConfig, LlavaNextForConditionalGeneration, LlavaNextProcessor
+    from transformers.models.llava_next.image_processing_pil_llava_next import LlavaNextImageProcessorPil
+
+    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>", template=VICUNA)
+    ids = _ids(tok, "<image>", "</s>", "<unk>")
+    pinpoints = [[28, 28], [28, 56], [56, 28]]
+    config = LlavaNextConfig(
+        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14,
+                       "projection_dim": 32},
+        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        image_token_index=ids["<image>"], image_grid_pinpoints=pinpoints, vision_feature_layer=-1,
+        image_seq_length=4)
+    torch.manual_seed(0)
+    model = LlavaNextForConditionalGeneration(config).eval()
+    image_processor = LlavaNextImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28},
+                                                 image_grid_pinpoints=pinpoints)
+    processor = LlavaNextProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14,
+                                   vision_feature_select_strategy="default", chat_template=VICUNA,
+                                   num_additional_image_tokens=1)  # CLIP's class token, as the real config
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("llava_next", folder, type(model).__name__, "<image>")
+
+
+def paligemma(folder: Path) -> TinyCheckpoint:
+    """PaliGemma 2: SigLIP vision tower, Gemma 2 text, no chat template (its own prefix format)."""
+    import torch
+    from transformers import PaliGemmaConfig, PaliGemmaForConditionalGeneration, PaliGemmaProcessor
+    from transformers.models.siglip.image_processing_pil_siglip import SiglipImageProcessorPil
+
+    tok = byte_tokenizer(["<image>", "<bos>", "<eos>", "<pad>"], eos="<eos>", pad="<pad>", bos="<bos>",
+                         named={"image_token": "<image>"})
+    image_processor = SiglipImageProcessorPil(size={"height": 28, "width": 28})
+    image_processor.image_seq_length = 4  # (28 / 14) ** 2 patches
+    processor = PaliGemmaProcessor(image_processor=image_processor, tokenizer=tok)  # adds its loc/seg tokens
+    ids = _ids(tok, "<image>", "<eos>", "<pad>", "<bos>")
+    config = PaliGemmaConfig(
+        vision_config={"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 28, "patch_size": 14,
+                       "projection_dim": 32},
+        text_config={"model_type": "gemma2", **_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<pad>"],
+                                                     bos_token_id=ids["<bos>"], eos_token_id=ids["<eos>"],
+                                                     query_pre_attn_scalar=16, sliding_window=64)},
+        image_token_index=ids["<image>"], projection_dim=32, hidden_size=32, vocab_size=len(tok))
+    torch.manual_seed(0)
+    model = PaliGemmaForConditionalGeneration(config).eval()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<eos>"], ids["<pad>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("paligemma", folder, type(model).__name__, "<image>", has_template=False)
+
+
+MINICPM_TOKENS = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>", "image_start_token": "<image>",
+                  "image_end_token": "</image>", "slice_start_token": "<slice>", "slice_end_token": "</slice>",
+                  "image_id_start_token": "<image_id>", "image_id_end_token": "</image_id>"}
+
+
+def minicpm_v(folder: Path) -> TinyCheckpoint:
+    """MiniCPM-V-4.6: SigLIP-style vision tower with a window merger, Qwen3.5 text; 56-px slices here."""
+    import torch
+    from transformers import MiniCPMV4_6Config, MiniCPMV4_6ForConditionalGeneration
+    from transformers.models.minicpmv4_6.image_processing_pil_minicpmv4_6 import MiniCPMV4_6ImageProcessorPil
+
+    template = chatml("<|image_pad|>\n")
+    tok = byte_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>"], eos="<|im_end|>", pad="<|endoftext|>",
+                         named=MINICPM_TOKENS, template=template)
+    ids = _ids(tok, "<|image_pad|>", "<|video_pad|>", "<|im_end|>", "<|endoftext|>")
+    config = MiniCPMV4_6Config(
+        text_config={"model_type": "qwen3_5_text", **_text(vocab_size=len(tok), head_dim=16,
+                                                           pad_token_id=ids["<|endoftext|>"],
+                                                           layer_types=["full_attention"])},
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "image_size": 56, "patch_size": 14},
+        insert_layer_id=0, image_size=56, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"])
+    torch.manual_seed(0)
+    model = MiniCPMV4_6ForConditionalGeneration(config).eval()
+    image_processor = MiniCPMV4_6ImageProcessorPil(scale_resolution=56, patch_size=14, max_slice_nums=4)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "MiniCPMV4_6Processor"})
+    return TinyCheckpoint("minicpm_v", folder, type(model).__name__, "<|image_pad|>")
+
+
+def phi4_multimodal(folder: Path) -> TinyCheckpoint:
+    """Phi-4-multimodal (`Phi4MultimodalForCausalLM`, loaded by AutoModelForCausalLM): 448-px crops as the
+    real one (its image token count is fixed by them), a 1-layer vision tower and audio encoder of width 16."""
+    import torch
+    from transformers import Phi4MultimodalConfig, Phi4MultimodalForCausalLM
+
+    from eval_kit.runners.phi4_image_processor import processor_class
+
+    tok = byte_tokenizer(["<|user|>", "<|assistant|>", "<|end|>", "<|endoftext|>"], eos="<|end|>",
+                         pad="<|endoftext|>", named={"image_token": "<|image|>", "audio_token": "<|audio|>"},
+                         template=PHI4)
+    ids = _ids(tok, "<|image|>", "<|audio|>", "<|end|>", "<|endoftext|>")
+    config = Phi4MultimodalConfig(
+        **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"], bos_token_id=ids["<|endoftext|>"],
+                eos_token_id=ids["<|end|>"]),
+        vision_config={"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "image_size": 448, "patch_size": 14, "crop_size": 448, "image_token_id": ids["<|image|>"],
+                       "feature_layer": -1},
+        audio_config={"hidden_size": 16, "intermediate_size": 32, "num_blocks": 1, "num_attention_heads": 2,
+                      "ext_pw_out_channel": 16, "depthwise_separable_out_channel": 16, "nemo_conv_channels": 16,
+                      "audio_token_id": ids["<|audio|>"]})
+    torch.manual_seed(0)
+    model = Phi4MultimodalForCausalLM(config).eval()
+    image_processor = processor_class()(size={"height": 448, "width": 448}, dynamic_hd=4)
+    _save(folder, model, tok, image_processor, template=PHI4, eos=ids["<|end|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "Phi4MultimodalProcessor"})
+    config_file = folder / "preprocessor_config.json"  # named as the real checkpoint names its processor
+    saved = json.loads(config_file.read_text())
+    saved["image_processor_type"] = "Phi4MultimodalImageProcessor"
+    config_file.write_text(json.dumps(saved, indent=2))
+    return TinyCheckpoint("phi4_multimodal", folder, type(model).__name__, "<|image|>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "qwen2_5_vl": qwen2_5_vl,
     "qwen2_vl": qwen2_vl,
     "qwen3_vl_moe": qwen3_vl_moe,
     "internvl": internvl,
+    "llava_next": llava_next,
+    "paligemma": paligemma,
+    "minicpm_v": minicpm_v,
+    "phi4_multimodal": phi4_multimodal,
 }
 
 

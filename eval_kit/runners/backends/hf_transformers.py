@@ -81,6 +81,8 @@ class TransformersBackend(Backend):
         use_fast = load.pop("use_fast", self.use_fast)
         if use_fast is not None:
             processor_kwargs["use_fast"] = use_fast
+        # the config first: a checkpoint that needs its own code is refused here, before any processor
+        model_loading.load_config(model, self.revision, processor_kwargs["trust_remote_code"])
         self.processor = model_loading.load_processor(model, self.revision, processor_kwargs)
         self.call_args = processor_args_module.apply(self.processor, self.processor_args, model)
         self.prompt_format = prompt_format(self.processor)
@@ -187,7 +189,8 @@ def paligemma_inputs(processor: Any, samples: Sequence[Request], max_pixels: int
     if not any(with_images):
         return tokenizer([bos + paligemma_text(s) + "\n" for s in samples], padding=True, return_tensors="pt",
                          add_special_tokens=False)
-    texts = [processor.image_token * len(s.images) + bos + paligemma_text(s) + "\n" for s in samples]
+    # the processor puts <bos> after the image tokens and "\n" at the end itself
+    texts = [processor.image_token * len(s.images) + paligemma_text(s) for s in samples]
     images = [[limit_pixels(img, max_pixels) for img in s.images] for s in samples]
     batch = processor(text=texts, images=images, padding=True, return_tensors="pt", **processor_args)
     batch.pop("labels", None)
