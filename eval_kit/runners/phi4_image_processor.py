@@ -12,7 +12,7 @@ the crop's patches per side (32 for the real 448-px crops, which gives transform
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,7 +44,7 @@ def _grid(width: int, height: int, crop: int, max_crops: int) -> tuple[int, int]
 
 
 class _Phi4Mixin:
-    model_input_names = ["image_pixel_values", "image_sizes", "image_attention_mask"]
+    model_input_names: ClassVar[list[str]] = ["image_pixel_values", "image_sizes", "image_attention_mask"]
 
     def _setup(self, size: dict[str, int] | None, patch_size: int, dynamic_hd: int,
                image_mean: list[float] | None, image_std: list[float] | None) -> None:

@@ -28,14 +28,52 @@ class TinyCheckpoint:
     has_template: bool = True
 
 
+def _corpus() -> list[str]:
+    """The benchmarks' prompt texts: what the tiny tokenizer's merges are learned on, so prompts stay short."""
+    from eval_kit.bd_hazardvlm import spec as bd
+    from eval_kit.saferelbench import prompts as saferel
+
+    texts = [bd.PROMPT, bd.repair_prompt("{}"), saferel.PRIMITIVES_TEXT, saferel.OUTPUT_TEXT]
+    try:
+        from eval_kit.movsafebench import spec as movsafe
+
+        texts += [v for v in vars(movsafe).values() if isinstance(v, str) and len(v) > 40]
+    except ImportError:
+        pass
+    return texts
+
+
+_MERGES: list[tuple[str, str]] | None = None
+
+
+def _learned_merges() -> list[tuple[str, str]]:
+    """Byte-level BPE merges trained (tokenizers, a few ms) on the prompts: 4-5x fewer tokens than bytes."""
+    global _MERGES
+    if _MERGES is None:
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+        trainer_tok = Tokenizer(models.BPE())
+        trainer_tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        trainer = trainers.BpeTrainer(vocab_size=1200, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                      show_progress=False)
+        trainer_tok.train_from_iterator(_corpus() * 2, trainer=trainer)
+        merges = json.loads(trainer_tok.to_str())["model"]["merges"]
+        _MERGES = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in merges]
+    return _MERGES
+
+
 def byte_tokenizer(specials: list[str], *, eos: str, pad: str, bos: str | None = None,
                    named: dict[str, str] | None = None, template: str | None = None) -> Any:
-    """A Qwen2Tokenizer over the 256 byte symbols plus `specials` (and `named` special tokens, e.g.
-    `{"image_token": "<image>"}`, which become tokenizer attributes as the real checkpoints declare them)."""
+    """A byte-level BPE Qwen2Tokenizer (merges learned on the benchmarks' prompts) plus `specials` (and `named`
+    special tokens, e.g. `{"image_token": "<image>"}`, which become tokenizer attributes as the real
+    checkpoints declare them)."""
     from transformers import Qwen2Tokenizer
 
     vocab = {ch: i for i, ch in enumerate(_byte_alphabet())}
-    tok = Qwen2Tokenizer(vocab=vocab, merges=[], unk_token=None, bos_token=bos, eos_token=eos, pad_token=pad,
+    merges = _learned_merges()
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    tok = Qwen2Tokenizer(vocab=vocab, merges=merges, unk_token=None, bos_token=bos, eos_token=eos, pad_token=pad,
                          extra_special_tokens=dict(named or {}))
     extra = [s for s in specials if s not in tok.get_vocab()]
     if extra:
