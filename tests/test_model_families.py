@@ -15,11 +15,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from click.testing import CliRunner  # noqa: E402
+from click.testing import CliRunner
 
-from builder.cli import cli  # noqa: E402
-from eval_kit.testing.synthetic_datasets import write_jsonl  # noqa: E402
-from eval_kit.testing.tiny_families import FAMILIES, build  # noqa: E402
+from builder.cli import cli
+from eval_kit.testing.synthetic_datasets import write_jsonl
+from eval_kit.testing.tiny_families import FAMILIES, build
 
 ROOT = Path(__file__).resolve().parents[1]
 BD_DEMO = ROOT / "manifests" / "bd_hazardvlm" / "v1" / "demo"
