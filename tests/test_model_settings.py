@@ -256,3 +256,20 @@ def test_remote_code_never_runs_even_on_a_terminal(tmp_path):
     assert "custom code" not in output.lower() or "[y/N]" not in output
     lines = [x for x in output.strip().splitlines() if x.startswith("error:")]
     assert len(lines) == 1 and "needs its own code" in lines[0] and "trust_remote_code=true" in lines[0], output
+
+
+def test_lmms_export_records_the_retry_policy_and_refuses_others(tmp_path):
+    from eval_kit.bd_hazardvlm.lmms_eval import TASK
+
+    assert 'retry: "off"' in TASK.yaml_body
+    one_line_error(*hk("export", "lmms-eval", "--out", tmp_path / "x", "--retry", "strict"),
+                   "--retry strict cannot be exported", "hazardkit eval bd-hazardvlm --retry strict")
+
+
+def test_space_says_the_retry_policy(tmp_path):
+    from eval_kit.leaderboard.space.pipeline import retry_note
+
+    meta = tmp_path / "metadata.json"
+    meta.write_text(json.dumps({"settings": {"retry": "strict"}}))
+    assert retry_note(meta, {"schema": {"retry_count": 3}}) == "note: retry policy strict; 3 answers were retried"
+    assert "not stated" in retry_note(None, {"schema": {"retry_count": 0}})
