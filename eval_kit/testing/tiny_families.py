@@ -361,6 +361,99 @@ def phi4_multimodal(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("phi4_multimodal", folder, type(model).__name__, "<|image|>")
 
 
+def gemma3(folder: Path) -> TinyCheckpoint:
+    """Gemma 3 (4B and up): SigLIP vision tower, pooled to `mm_tokens_per_image` tokens; Gemma 3 text."""
+    import torch
+    from transformers import Gemma3Config, Gemma3ForConditionalGeneration, Gemma3Processor
+    from transformers.models.gemma3.image_processing_pil_gemma3 import Gemma3ImageProcessorPil
+
+    named = {"boi_token": "<start_of_image>", "eoi_token": "<end_of_image>", "image_token": "<image_soft_token>"}
+    tok = byte_tokenizer(["<start_of_turn>", "<end_of_turn>", "<bos>", "<eos>", "<pad>"], eos="<end_of_turn>",
+                         pad="<pad>", bos="<bos>", named=named, template=GEMMA3)
+    ids = _ids(tok, "<start_of_image>", "<end_of_image>", "<image_soft_token>", "<end_of_turn>", "<pad>", "<bos>")
+    config = Gemma3Config(
+        text_config={"model_type": "gemma3_text", **_text(vocab_size=len(tok), head_dim=16, query_pre_attn_scalar=16,
+                                                          sliding_window=64, layer_types=["full_attention"],
+                                                          pad_token_id=ids["<pad>"], bos_token_id=ids["<bos>"],
+                                                          eos_token_id=ids["<end_of_turn>"])},
+        vision_config={"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 28, "patch_size": 14},
+        mm_tokens_per_image=1, boi_token_index=ids["<start_of_image>"], eoi_token_index=ids["<end_of_image>"],
+        image_token_index=ids["<image_soft_token>"])
+    torch.manual_seed(0)
+    model = Gemma3ForConditionalGeneration(config).eval()
+    image_processor = Gemma3ImageProcessorPil(size={"height": 28, "width": 28})
+    processor = Gemma3Processor(image_processor=image_processor, tokenizer=tok, chat_template=GEMMA3,
+                                image_seq_length=1)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<end_of_turn>"], ids["<pad>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("gemma3", folder, type(model).__name__, "<image_soft_token>")
+
+
+def _idefics3_like(folder: Path, family: str) -> TinyCheckpoint:
+    import torch
+    import transformers
+
+    rows = [f"<row_{i + 1}_col_{j + 1}>" for i in range(6) for j in range(6)]
+    specials = ["<fake_token_around_image>", "<image>", "<end_of_utterance>", "<global-img>", "<|im_start|>",
+                "<|endoftext|>", *rows]
+    tok = byte_tokenizer(specials, eos="<end_of_utterance>", pad="<|endoftext|>", template=IDEFICS3)
+    ids = _ids(tok, "<image>", "<end_of_utterance>", "<|endoftext|>")
+    name = "SmolVLM" if family == "smolvlm" else "Idefics3"
+    config = getattr(transformers, f"{name}Config")(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "image_size": 28, "patch_size": 14},
+        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
+        scale_factor=2, image_token_id=ids["<image>"])
+    torch.manual_seed(0)
+    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
+    module = getattr(transformers.models, family)
+    image_processor = getattr(getattr(module, f"image_processing_pil_{family}"), f"{name}ImageProcessorPil")(
+        size={"longest_edge": 56}, max_image_size={"longest_edge": 28}, do_image_splitting=True)
+    _save(folder, model, tok, image_processor, template=IDEFICS3, eos=ids["<end_of_utterance>"],
+          pad=ids["<|endoftext|>"], processor_config={"processor_class": f"{name}Processor", "image_seq_len": 1})
+    return TinyCheckpoint(family, folder, type(model).__name__, "<image>")
+
+
+def idefics3(folder: Path) -> TinyCheckpoint:
+    return _idefics3_like(folder, "idefics3")
+
+
+def smolvlm(folder: Path) -> TinyCheckpoint:
+    """SmolVLM (Idefics3's successor); its processor needs the `num2words` package, so it is not in FAMILIES."""
+    return _idefics3_like(folder, "smolvlm")
+
+
+def llava_onevision(folder: Path) -> TinyCheckpoint:
+    """LLaVA-OneVision: SigLIP vision tower, Qwen2 text, anyres grid of 28-px tiles here."""
+    import torch
+    from transformers import LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration
+    from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
+        LlavaOnevisionImageProcessorPil,
+    )
+
+    template = chatml("<image>\n")
+    tok = byte_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<image>", "<video>"], eos="<|im_end|>",
+                         pad="<|endoftext|>", template=template)
+    ids = _ids(tok, "<image>", "<video>", "<|im_end|>", "<|endoftext|>")
+    pinpoints = [[28, 28], [28, 56], [56, 28], [56, 56]]
+    config = LlavaOnevisionConfig(
+        vision_config={"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 28, "patch_size": 14},
+        text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"], image_grid_pinpoints=pinpoints,
+        vision_aspect_ratio="anyres_max_9")
+    torch.manual_seed(0)
+    model = LlavaOnevisionForConditionalGeneration(config).eval()
+    image_processor = LlavaOnevisionImageProcessorPil(size={"height": 28, "width": 28}, image_grid_pinpoints=pinpoints)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "LlavaOnevisionProcessor", "num_image_tokens": 4,
+                            "vision_feature_select_strategy": "full", "vision_aspect_ratio": "anyres_max_9"})
+    return TinyCheckpoint("llava_onevision", folder, type(model).__name__, "<image>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "qwen2_5_vl": qwen2_5_vl,
     "qwen2_vl": qwen2_vl,
@@ -370,6 +463,9 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "paligemma": paligemma,
     "minicpm_v": minicpm_v,
     "phi4_multimodal": phi4_multimodal,
+    "gemma3": gemma3,
+    "idefics3": idefics3,
+    "llava_onevision": llava_onevision,
 }
 
 
