@@ -200,7 +200,8 @@ def test_vllm_engine_gets_model_args_and_revision(tmp_path, monkeypatch):
     assert not hasattr(vllm, "engine")  # nothing loads before the runner has checked the run folder
     backend.load()
     assert vllm.engine == {"model": str(tmp_path / "qwen"), "revision": "abc123", "limit_mm_per_prompt": {"image": 1},
-                           "tensor_parallel_size": 2, "max_model_len": 8192, "load_format": "dummy"}
+                           "trust_remote_code": False, "tensor_parallel_size": 2, "max_model_len": 8192,
+                           "load_format": "dummy"}
     assert backend.params.kwargs == {"temperature": 0.5, "max_tokens": 256, "top_k": 10, "seed": 7, "stop": ["###"]}
     assert backend.settings()["model_args"]["tensor_parallel_size"] == 2
     with pytest.raises(BadInput, match="no engine setting 'tensor_paralel_size'"):

@@ -64,4 +64,8 @@ def checkpoint_settings(model: str, revision: str | None = None) -> dict[str, An
         text = read_text_file(model, name, revision)
         if text is not None:
             out[f"{name} sha256"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    template = (read_json_file(model, "tokenizer_config.json", revision) or {}).get("chat_template")
+    if template:  # older checkpoints keep the template here
+        out["tokenizer_config.json chat_template sha256"] = hashlib.sha256(
+            json.dumps(template, sort_keys=True).encode()).hexdigest()[:16]
     return out
