@@ -136,7 +136,7 @@ def test_transformers_gets_model_args_revision_and_seeded_sampling(tiny_qwen, da
     assert code == 0, text
     assert calls[0]["revision"] == "main" and calls[0]["dtype"] is torch.float32
     assert calls[0]["attn_implementation"] == "eager" and calls[0]["device_map"] == "cpu"
-    assert "trust_remote_code" not in calls[0]  # remote code stays off unless asked
+    assert calls[0]["trust_remote_code"] is False  # remote code stays off unless asked, and nothing asks
     meta = json.loads((tmp_path / "a/metadata.json").read_text())
     assert meta["revision"] == "main" and meta["settings"]["do_sample"] is True
     assert meta["settings"]["model_args"] == {"dtype": "float32", "attn_implementation": "eager", "device_map": "cpu"}
