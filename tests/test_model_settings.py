@@ -80,6 +80,10 @@ def test_processor_args_change_the_image_tokens(tiny):
     slices = {n: image_tokens(tiny["minicpm_v"], {"max_slice_nums": n}, "<|image_pad|>", size=(224, 56))
               for n in (1, 4)}
     assert slices[1] < slices[4]
+    # MiniCPM-V: 4x downsampling (the paper's) gives 4x the tokens of the default 16x
+    modes = {m: image_tokens(tiny["minicpm_v"], {"downsample_mode": m, "max_slice_nums": 1}, "<|image_pad|>",
+                             size=(56, 56)) for m in ("16x", "4x")}
+    assert modes["4x"] == 4 * modes["16x"]
 
 
 def test_bad_processor_args_are_refused_before_the_model_loads(tiny, data, tmp_path, monkeypatch):
@@ -202,7 +206,7 @@ def test_presets_list_apply_and_yield_to_typed_flags(tiny, tmp_path):
                  "movsafe-qwen2.5-vl-7b", "movsafe-qwen2.5-vl-32b"):
         assert name in text
     assert "min_pixels=200704,max_pixels=401408" in text and "bnb_4bit_use_double_quant=true" in text
-    assert "load_in_8bit=true" in text and "max_patches=6" in text and "max_slice_nums=9" in text
+    assert "load_in_8bit=true" in text and "max_patches=6" in text and "downsample_mode=4x,max_slice_nums=9" in text
     out = tmp_path / "p"
     result = CliRunner().invoke(cli, [str(a) for a in (
         "eval", "bd-hazardvlm", "--preset", "bd-minicpm-v-4.6", "-m", tiny["minicpm_v"], "--data",
@@ -215,7 +219,8 @@ def test_presets_list_apply_and_yield_to_typed_flags(tiny, tmp_path):
     assert "note: --max-new-tokens 2 overrides preset bd-minicpm-v-4.6's 1024" in result.output
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["preset"]["name"] == "bd-minicpm-v-4.6" and meta["preset"]["version"] == "1"
-    assert meta["settings"]["processor_args"] == {"max_slice_nums": 9} and meta["settings"]["retry"] == "strict"
+    assert meta["settings"]["processor_args"] == {"downsample_mode": "4x", "max_slice_nums": 9}
+    assert meta["settings"]["retry"] == "strict"
     assert meta["settings"]["model_args"] == {"dtype": "float32"} and meta["settings"]["temperature"] == 0
     one_line_error(*hk("eval", "movsafebench", "--preset", "bd-minicpm-v-4.6", "--out", tmp_path / "w"),
                    "reproduces a bd-hazardvlm run, not movsafebench")

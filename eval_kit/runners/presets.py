@@ -86,10 +86,10 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         name="bd-minicpm-v-4.6", version="1", benchmark="bd-hazardvlm", paper_model="MiniCPM-V-4.6",
         model="openbmb/MiniCPM-V-4.6", source=BD_PAPER,
-        stated=("dtype", "max_slice_nums", "greedy", "retry"),
-        model_args={"dtype": "float16"}, processor_args={"max_slice_nums": 9},
+        stated=("dtype", "downsample_mode", "max_slice_nums", "greedy", "retry"),
+        model_args={"dtype": "float16"}, processor_args={"downsample_mode": "4x", "max_slice_nums": 9},
         gen_kwargs=_GREEDY, max_new_tokens=1024, retry="strict",
-        note="FP16, native slices (4x downsampling is the checkpoint's own default), at most 9 slices; the "
+        note="FP16, native slices with 4x downsampling (transformers' default is 16x), at most 9 slices; the "
              "one formatting-only retry, also on synonyms (the paper's 215 retries)"),
     *(Preset(name=f"movsafe-{slug}", version="1", benchmark="movsafebench", paper_model=row, model=model,
              source=MOVSAFE_PAPER, stated=(), model_args=dict(_BF16), gen_kwargs=dict(_GREEDY), max_new_tokens=256,

@@ -145,7 +145,8 @@ class TransformersBackend(Backend):
         if self.sampling and "seed" in self.gen_kwargs:
             self.torch.manual_seed(int(self.gen_kwargs["seed"]))
         with self.torch.inference_mode():
-            out = self.model.generate(**inputs, **self.generation_options())
+            model_inputs = {k: v for k, v in self.processor_args.items() if k in processor_args_module.MODEL_INPUTS}
+            out = self.model.generate(**inputs, **model_inputs, **self.generation_options())
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
         texts = self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
         return [cut_at_stop(t, self.gen_kwargs.get("stop")) for t in texts]

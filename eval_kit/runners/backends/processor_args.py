@@ -27,6 +27,11 @@ def _boolean(name: str, value: Any) -> None:
         raise BadInput(f"{name}={value!r} is not true or false", field=FIELD, fix=f"write {name}=true")
 
 
+def _downsample(name: str, value: Any) -> None:
+    if value not in ("4x", "16x"):
+        raise BadInput(f"{name}={value!r} is not 4x or 16x", field=FIELD, fix=f"write {name}=4x")
+
+
 def _size(name: str, value: Any) -> None:
     ok = isinstance(value, dict) and value and all(
         isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 1 for k, v in value.items())
@@ -43,12 +48,16 @@ KNOWN: dict[str, tuple[Callable[[str, Any], None], str]] = {
     "min_patches": (_positive_int, "InternVL"),
     "max_patches": (_positive_int, "InternVL"),
     "max_slice_nums": (_positive_int, "MiniCPM-V"),
+    "downsample_mode": (_downsample, "MiniCPM-V (also passed to the model)"),
     "do_image_splitting": (_boolean, "Idefics3, SmolVLM"),
     "do_pan_and_scan": (_boolean, "Gemma 3"),
     "pan_and_scan_max_num_crops": (_positive_int, "Gemma 3"),
     "dynamic_hd": (_positive_int, "Phi-4-multimodal"),
     "size": (_size, "most processors (the resize target)"),
 }
+# settings the model's forward takes too (MiniCPM-V's merger follows `downsample_mode`, its processor the same
+# value for the token count): passed to `generate` as well, so the two never disagree
+MODEL_INPUTS = ("downsample_mode",)
 # pixel budgets the Qwen-VL processors take as `size` (transformers 5 keeps them there)
 _SIZE_ALIASES = {"min_pixels": "shortest_edge", "max_pixels": "longest_edge"}
 
