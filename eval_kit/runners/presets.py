@@ -11,8 +11,8 @@ What the papers state and what is ours:
   budget; the formatting retry for MiniCPM-V-4.6 only. The checkpoints are the papers' models in their
   transformers-native (`-hf`) form, which is our choice where the paper names no repository.
 - MovSafeBench (section 4.2.1): seven models, no decoding, precision or resolution settings stated; the
-  presets use the model's own processor defaults, bfloat16, greedy decoding and 256 new tokens (our
-  documented defaults), and the paper's model sizes.
+  presets use the model's own processor defaults, bfloat16, `device_map=auto` (the paper ran each
+  evaluation on 4 H100s), greedy decoding and 256 new tokens (our documented defaults), and its model sizes.
 
 Bump a preset's `version` whenever one of its settings changes: the version is recorded with every run.
 """
@@ -25,7 +25,7 @@ from typing import Any
 from eval_kit.errors import BadInput
 
 BD_PAPER = "BD-HazardVLM paper, section 4 and Table 3"
-MOVSAFE_PAPER = "MovSafeBench paper, section 4.2.1 (model list only)"
+MOVSAFE_PAPER = "MovSafeBench paper, section 4.2.1 (model list and hardware only)"
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,8 @@ class Preset:
 
 
 _GREEDY: dict[str, Any] = {"temperature": 0}
-_BF16 = {"dtype": "bfloat16"}
+# MovSafeBench: "4 NVIDIA H100 SXM5 94GB for each evaluation" is its only stated setting -> spread over the GPUs
+_BF16_SPREAD = {"dtype": "bfloat16", "device_map": "auto"}
 # 4-bit NF4 with double quantization and FP16 compute (bitsandbytes), as Table 3 states for Qwen2.5-VL-7B
 _NF4_FP16 = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
              "bnb_4bit_compute_dtype": "float16", "dtype": "float16"}
@@ -92,8 +93,10 @@ PRESETS: tuple[Preset, ...] = (
         note="FP16, native slices with 4x downsampling (transformers' default is 16x), at most 9 slices; the "
              "one formatting-only retry, also on synonyms (the paper's 215 retries)"),
     *(Preset(name=f"movsafe-{slug}", version="1", benchmark="movsafebench", paper_model=row, model=model,
-             source=MOVSAFE_PAPER, stated=(), model_args=dict(_BF16), gen_kwargs=dict(_GREEDY), max_new_tokens=256,
-             note="the paper states no inference settings: bfloat16, greedy, the processor's defaults")
+             source=MOVSAFE_PAPER, stated=("hardware: 4 GPUs per evaluation",), model_args=dict(_BF16_SPREAD),
+             gen_kwargs=dict(_GREEDY),
+             max_new_tokens=256, note="the paper states no inference settings: bfloat16, device_map=auto (its 4 "
+                                      "H100s per evaluation), greedy, the processor's defaults")
       for slug, row, model in (
           ("internvl3.5-8b", "InternVL3.5 (8B)", "OpenGVLab/InternVL3_5-8B-HF"),
           ("llava-next-7b", "LLaVA-NeXT 7B", "llava-hf/llava-v1.6-vicuna-7b-hf"),
