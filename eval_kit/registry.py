@@ -67,6 +67,8 @@ class Benchmark:
     hub_id: str = ""  # Hugging Face Hub dataset repo id (ORG/NAME) the benchmark is published under
     lmms_eval: str = ""  # its lmms-eval task (an eval_kit.lmms_export.LmmsTask), for `hazardkit export lmms-eval`
     fallback_data: str = ""  # used when that folder has no data/ (SafeRelBench: the checkout's demo samples)
+    # formatting-retry policies its task offers (`eval --retry`); the first is the default; () = no retry
+    retry_policies: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -157,8 +159,9 @@ def find(name: str) -> Benchmark | None:
 
 def make_task(name: str, *, data: str | Path | None = None, config: str | None = None,
               dataset_revision: str | None = None, variant: str | None = None,
-              images: str | Path | None = None):
-    """The benchmark's runner task; `images` only where the benchmark takes an image folder."""
+              images: str | Path | None = None, retry: str | None = None):
+    """The benchmark's runner task; `images` only where the benchmark takes an image folder, `retry` only
+    where it has a formatting retry (`Benchmark.retry_policies`)."""
     bench = get(name)
     if variant is not None and variant not in bench.variants:
         allowed = ", ".join(bench.variants) or "none"
@@ -172,6 +175,13 @@ def make_task(name: str, *, data: str | Path | None = None, config: str | None =
             raise BadInput(f"{bench.cli_name} takes no --images folder", field="--images",
                            fix="images come with its dataset; drop --images")
         options["images"] = images
+    if retry is not None:
+        if retry not in bench.retry_policies:
+            fix = (f"use one of {', '.join(bench.retry_policies)}" if bench.retry_policies
+                   else "drop --retry")
+            raise BadInput(f"{bench.cli_name} has no formatting retry {retry!r}"
+                           + ("" if bench.retry_policies else " (it asks each sample once)"), field="--retry", fix=fix)
+        options["retry"] = retry
     if data is None:
         data = bench.default_data()
     else:

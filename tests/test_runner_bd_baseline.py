@@ -133,7 +133,8 @@ def test_jsonl_with_image_folder_and_text_only_control(tmp_path):
 
 def test_one_formatting_retry_is_logged_and_scored(tmp_path):
     refs = {r["id"]: r for r in references()}
-    task = registry.make_task("bd-hazardvlm", data=DEMO / "annotations.jsonl", images=DEMO / "sources")
+    task = registry.make_task("bd-hazardvlm", data=DEMO / "annotations.jsonl", images=DEMO / "sources",
+                              retry="once")
     # ids ending in an odd digit first answer in prose (not schema-valid); the retry returns valid JSON,
     # except for _0003, whose retry is prose again: there is never a second retry
     def first(s):

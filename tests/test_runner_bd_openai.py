@@ -32,7 +32,8 @@ def reply(body: dict) -> str:
 def test_openai_backend_with_the_formatting_retry(tmp_path, monkeypatch):
     monkeypatch.setenv("HK_BD_KEY", "sk-x")
     common = ["eval", "bd-hazardvlm", "-m", "served-vlm", "-b", "openai", "--data", str(DEMO / "annotations.jsonl"),
-              "--images", str(DEMO / "sources"), "--api-key-env", "HK_BD_KEY", "--limit", "5", "--no-progress"]
+              "--images", str(DEMO / "sources"), "--api-key-env", "HK_BD_KEY", "--limit", "5", "--no-progress",
+              "--retry", "once"]
     with ChatStub(reply) as server:
         result = CliRunner().invoke(cli, [*common, "--base-url", server.url, "--out", str(tmp_path / "img")])
         assert result.exit_code == 0, result.output

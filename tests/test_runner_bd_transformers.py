@@ -20,7 +20,8 @@ DEMO = Path(__file__).resolve().parents[1] / "manifests" / "bd_hazardvlm" / "v1"
 def test_tiny_qwen_takes_exactly_one_retry_per_sample(tiny_qwen, tmp_path):  # noqa: F811
     args = ["eval", "bd-hazardvlm", "--model", str(tiny_qwen), "--backend", "transformers", "--data",
             str(DEMO / "annotations.jsonl"), "--images", str(DEMO / "sources"), "--limit", "2", "--batch-size", "2",
-            "--max-new-tokens", "3", "--max-pixels", str(56 * 56), "--device", "cpu", "--no-progress"]
+            "--max-new-tokens", "3", "--max-pixels", str(56 * 56), "--device", "cpu", "--no-progress",
+            "--retry", "once"]
     result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
     assert "2 generated" in result.output and "2 formatting retries" in result.output

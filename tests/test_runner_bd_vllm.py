@@ -47,7 +47,7 @@ def backend(llm):
 
 def test_bd_retry_prompt_holds_the_image_and_the_first_answer(tmp_path):
     llm = FakeLLM()
-    task = registry.make_task("bd-hazardvlm", data=DEMO / "annotations.jsonl", images=DEMO / "sources")
+    task = registry.make_task("bd-hazardvlm", data=DEMO / "annotations.jsonl", images=DEMO / "sources", retry="once")
     summary = harness.run(task, backend(llm), tmp_path / "r", model="m", limit=3, progress=False)
     assert summary.repaired == 3 and len(llm.inputs) == 6
     retry = llm.inputs[3]

@@ -136,7 +136,7 @@ def test_transformers_gets_model_args_revision_and_seeded_sampling(tiny_qwen, da
     assert code == 0, text
     assert calls[0]["revision"] == "main" and calls[0]["dtype"] is torch.float32
     assert calls[0]["attn_implementation"] == "eager" and calls[0]["device_map"] == "cpu"
-    assert "trust_remote_code" not in calls[0]  # remote code stays off unless asked
+    assert calls[0]["trust_remote_code"] is False  # remote code stays off unless asked, and nothing asks
     meta = json.loads((tmp_path / "a/metadata.json").read_text())
     assert meta["revision"] == "main" and meta["settings"]["do_sample"] is True
     assert meta["settings"]["model_args"] == {"dtype": "float32", "attn_implementation": "eager", "device_map": "cpu"}
@@ -200,7 +200,8 @@ def test_vllm_engine_gets_model_args_and_revision(tmp_path, monkeypatch):
     assert not hasattr(vllm, "engine")  # nothing loads before the runner has checked the run folder
     backend.load()
     assert vllm.engine == {"model": str(tmp_path / "qwen"), "revision": "abc123", "limit_mm_per_prompt": {"image": 1},
-                           "tensor_parallel_size": 2, "max_model_len": 8192, "load_format": "dummy"}
+                           "trust_remote_code": False, "tensor_parallel_size": 2, "max_model_len": 8192,
+                           "load_format": "dummy"}
     assert backend.params.kwargs == {"temperature": 0.5, "max_tokens": 256, "top_k": 10, "seed": 7, "stop": ["###"]}
     assert backend.settings()["model_args"]["tensor_parallel_size"] == 2
     with pytest.raises(BadInput, match="no engine setting 'tensor_paralel_size'"):

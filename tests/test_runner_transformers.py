@@ -104,4 +104,6 @@ def test_eval_with_tiny_qwen_is_greedy_and_resumable(tiny_qwen, data, tmp_path):
     resumed = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "a")])
     assert "0 generated" in resumed.output and "5 resumed" in resumed.output
     meta = json.loads((tmp_path / "a/metadata.json").read_text())
+    checkpoint = meta["settings"].pop("checkpoint")  # the folder's own processor config is part of the key
+    assert checkpoint["preprocessor_config.json"]["image_processor_type"].startswith("Qwen2VLImageProcessor")
     assert meta["settings"] == {"do_sample": False, "max_new_tokens": 4, "max_pixels": 56 * 56}

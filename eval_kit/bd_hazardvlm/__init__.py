@@ -29,4 +29,5 @@ BENCHMARK = Benchmark(
     lmms_eval="eval_kit.bd_hazardvlm.lmms_eval:TASK",
     demo="builder.bd_hazardvlm.demo_steps:demo_steps",
     takes_images=True,
+    retry_policies=("off", "once", "strict"),  # see task.RETRY_POLICIES; the paper retried MiniCPM-V only
 )

@@ -4,7 +4,8 @@ The images are never published, so the task reads local Parquet with images (the
 the `demo` one that `hazardkit reconstruct bd-hazardvlm --demo` writes); a Hub id is refused. The prompt is
 hazardkit's (`spec.PROMPT`), answers go through hazardkit's parser and every aggregate through its scorer
 (`compute_scores`), so the numbers equal `hazardkit score bd-hazardvlm` on the same answers. lmms-eval asks
-once: there is no formatting retry, so `bd_schema_valid_rate` is the paper's first-answer validity.
+once: there is no formatting retry (retry policy "off", recorded in the task's metadata and the only one
+`export lmms-eval --retry` accepts), so `bd_schema_valid_rate` is the paper's first-answer validity.
 Clustered standard errors group by source image (`cluster_key: cluster`). Every breakdown:
 `hazardkit score bd-hazardvlm --from-lmms-eval SAMPLES.jsonl`.
 """
@@ -133,5 +134,6 @@ lmms_eval_specific_kwargs:
     post_prompt: ""
 metadata:
   - version: 1.0
+  - retry: "off"  # hazardkit's retry policy: lmms-eval asks each sample once (`hazardkit eval --retry` differs)
 """,
 )

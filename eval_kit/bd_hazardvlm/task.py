@@ -4,7 +4,8 @@ Reads what `hazardkit reconstruct bd-hazardvlm [--demo]` writes (Parquet with em
 folder `bd_hazardvlm/` with `reconstructed/` or `data/demo/`, a Parquet file or a folder of them), or
 annotation JSON Lines plus an image folder (`--images`). The paper's ONE formatting-only retry goes
 through `repair`: the model's own answer and the repair prompt (schema problems + allowed labels, no
-visual or semantic hint) are sent back once, and both raw outputs are kept in the submission.
+visual or semantic hint) are sent back once, and both raw outputs are kept in the submission. Whether it
+is sent is the run's retry policy (`RETRY_POLICIES`), recorded in metadata.json and in every request key.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ from eval_kit.runners.task import Message, Request, Task, default_data, user_mes
 BASELINE_HAZARD_FIELDS: dict[str, Any] = {"risk_timing": "latent", "severity": "medium",
                                           "defensive_actions": ["slow_down"]}
 
+
+# The formatting-retry policy (`hazardkit eval bd-hazardvlm --retry`):
+#   off     never retry: the first answer is scored (the paper's protocol for Qwen2.5-VL-7B and InternVL3-8B);
+#   once    one retry when the answer is not schema-valid after the parser's normalisation;
+#   strict  one retry also when a value needed a synonym ("both immediate and latent" for `both`): how the
+#           paper's MiniCPM-V-4.6 run counted its 215 retries (section 4, "allowed one formatting-only retry").
+# Default off: the paper allowed the retry for MiniCPM-V-4.6 only, so a first-answer score is what its
+# other rows report and what an lmms-eval run (one answer per sample) measures; presets pick per model.
+RETRY_POLICIES = ("off", "once", "strict")
+DEFAULT_RETRY = RETRY_POLICIES[0]
 
 REVISION_FIELDS = ("id", "source_dataset", "source_id", "source_path", *spec.ANNOTATION_FIELDS, "pilot")
 
@@ -51,8 +62,11 @@ class BDHazardVLMTask(Task):
 
     def __init__(self, data: str | Path | None = None, config: str | None = None,
                  dataset_revision: str | None = None, variant: str | None = None,
-                 images: str | Path | None = None) -> None:
+                 images: str | Path | None = None, retry: str = DEFAULT_RETRY) -> None:
         super().__init__(data if data is not None else default_data(spec.NAME), config, dataset_revision, variant)
+        if retry not in RETRY_POLICIES:
+            raise BadInput(f"unknown retry policy {retry!r}", field="--retry", fix=f"use {', '.join(RETRY_POLICIES)}")
+        self.retry = retry
         self.images = Path(images) if images is not None else None
         self._records: dict[str, dict[str, Any]] | None = None
 
@@ -162,10 +176,16 @@ class BDHazardVLMTask(Task):
         """The fields the parser could map (absent = unmappable), or None when nothing was readable."""
         return spec.parse_response(response).prediction or None
 
+    def run_settings(self) -> dict[str, Any]:
+        return {"retry": self.retry}
+
     def repair(self, sample: Request, response: str) -> list[Message] | None:
-        """The one formatting-only retry: the same turn, the model's answer, then the repair prompt."""
+        """The one formatting-only retry (unless the policy is off): the same turn, the model's answer, then
+        the repair prompt."""
+        if self.retry == "off":
+            return None
         result = spec.parse_response(response)
-        if not spec.needs_retry(result):
+        if not spec.needs_retry(result, strict=self.retry == "strict"):
             return None
         return [*sample.messages, {"role": "assistant", "content": [{"type": "text", "text": response or ""}]},
                 user_message(spec.repair_prompt(response or "", result), 0)]

@@ -10,12 +10,17 @@ from eval_kit.runners.backends.factory import BACKENDS
 
 
 @click.command("eval")
-@click.argument("benchmark")
-@click.option("--model", "-m", required=True,
+@click.argument("benchmark", required=False)
+@click.option("--preset", default=None, metavar="NAME",
+              help="A paper's settings for one of its models (model, dtype, quantization, processor args, retry, "
+                   "generation); options you give override it, with a note. See --list-presets.")
+@click.option("--list-presets", is_flag=True, help="List the paper presets with their settings and source, and exit.")
+@click.option("--model", "-m", default=None,
               help="Hub id or local folder (transformers, vllm), served model name (openai), or for "
                    "--backend baseline one of random, majority, fixed:<label>.")
-@click.option("--backend", "-b", required=True, type=click.Choice(BACKENDS), help="How to run the model.")
-@click.option("--out", "-o", required=True, type=click.Path(path_type=Path, file_okay=False),
+@click.option("--backend", "-b", default=None, type=click.Choice(BACKENDS),
+              help="How to run the model (required unless a --preset gives it).")
+@click.option("--out", "-o", default=None, type=click.Path(path_type=Path, file_okay=False),
               help="Run folder: raw.jsonl (append-only log), run.json, predictions.jsonl, metadata.json. "
                    "Running again with the same options resumes.")
 @click.option("--data", type=click.Path(path_type=Path), default=None,
@@ -42,6 +47,13 @@ from eval_kit.runners.backends.factory import BACKENDS
               help="transformers: device_map, dtype, attn_implementation, trust_remote_code, max_memory; "
                    "vllm: any engine setting, e.g. tensor_parallel_size=2,gpu_memory_utilization=0.85,"
                    "max_model_len=8192. Part of every request key.")
+@click.option("--processor-args", default=None, metavar="KEY=VALUE,...",
+              help="transformers: the image processor's settings, e.g. min_pixels=200704,max_pixels=401408 "
+                   "(Qwen-VL), max_patches=6 (InternVL), max_slice_nums=9 (MiniCPM-V). Part of every request key.")
+@click.option("--retry", default=None, type=click.Choice(("off", "once", "strict")),
+              help="bd-hazardvlm: the formatting-only retry: off (default: the paper retried MiniCPM-V-4.6 only), "
+                   "once (when the answer is not schema-valid), strict (also when a value needed a synonym, as "
+                   "the paper counted). Part of every request key.")
 @click.option("--gen-kwargs", default=None, metavar="KEY=VALUE,...",
               help="temperature, top_p, top_k, max_new_tokens, seed, stop (greedy unless temperature > 0). "
                    "Part of every request key.")
@@ -70,9 +82,11 @@ from eval_kit.runners.backends.factory import BACKENDS
                    "a resized JPEG as JPEG q95, others as PNG; png: always PNG; jpeg: always JPEG. Part of the key.")
 @click.option("--device", default=None, help="transformers: torch device (default cuda if available).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path | None, config: str | None,
+def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, model: str | None,
+                 backend: str | None, out: Path | None, data: Path | None, config: str | None,
                  limit: int | None, text_only: bool, variant: str | None, images: Path | None, batch_size: int,
-                 dataset_revision: str | None, revision: str | None, model_args: str | None, gen_kwargs: str | None,
+                 dataset_revision: str | None, revision: str | None, model_args: str | None,
+                 processor_args: str | None, retry: str | None, gen_kwargs: str | None,
                  max_new_tokens: int, max_pixels: int, seed: int, max_failures: str, base_url: str | None,
                  api_key_env: str, concurrency: int, max_retries: int, retry_backoff: float, timeout: float,
                  max_response_bytes: int | None, image_format: str | None, device: str | None,
@@ -90,16 +104,29 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
     import sys
 
     from eval_kit import registry
+    from eval_kit.commands.eval_options import resolve_run_options
     from eval_kit.folder_lock import folder_lock
     from eval_kit.runners import harness
     from eval_kit.runners.backends.factory import make_backend
     from eval_kit.runners.backends.options import parse_pairs
 
+    if list_presets:
+        from eval_kit.runners.presets import listing
+
+        click.echo(listing())
+        return
+    options = resolve_run_options(
+        click.get_current_context(), benchmark=benchmark, preset=preset, out=out,
+        values={"model": model, "backend": backend, "max_new_tokens": max_new_tokens, "retry": retry,
+                "model_args": parse_pairs(model_args, "--model-args"),
+                "processor_args": parse_pairs(processor_args, "--processor-args"),
+                "gen_kwargs": parse_pairs(gen_kwargs, "--gen-kwargs")})
+    model, backend, max_new_tokens = options["model"], options["backend"], options["max_new_tokens"]
+    parsed_model_args, parsed_gen_kwargs = options["model_args"], options["gen_kwargs"]
+    assert benchmark is not None and out is not None  # checked by resolve_run_options
     budget = harness.FailureBudget.parse(max_failures)
-    parsed_model_args = parse_pairs(model_args, "--model-args")
-    parsed_gen_kwargs = parse_pairs(gen_kwargs, "--gen-kwargs")
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
-                              variant=variant, images=images)
+                              variant=variant, images=images, retry=options["retry"])
     bench = registry.get(benchmark)
     if text_only and not bench.has_images:
         click.echo(f"note: {bench.title} prompts carry no image, so this run is the same as without --text-only",
@@ -116,10 +143,10 @@ def eval_command(benchmark: str, model: str, backend: str, out: Path, data: Path
                                   concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device,
                                   revision=revision, model_args=parsed_model_args, gen_kwargs=parsed_gen_kwargs,
                                   retry_backoff=retry_backoff, image_format=image_format,
-                                  max_response_bytes=max_response_bytes)
+                                  max_response_bytes=max_response_bytes, processor_args=options["processor_args"])
             summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
                                   batch_size=batch_size, revision=revision, progress=not no_progress,
-                                  max_failures=budget)
+                                  max_failures=budget, preset=options["preset"])
     except BaseException:
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # a setup error leaves no empty run folder behind

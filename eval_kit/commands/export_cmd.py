@@ -36,7 +36,11 @@ def export() -> None:
                    "Parquet file / dataset folder (its files are named by absolute path).")
 @click.option("--config", "configs", multiple=True, metavar="BENCHMARK=CONFIG",
               help="Dataset config of a benchmark (default: demo on the Hub, the only one of a local folder).")
-def export_lmms_eval(out: Path, names: tuple[str, ...], data: tuple[str, ...], configs: tuple[str, ...]) -> None:
+@click.option("--retry", default="off", show_default=True, type=click.Choice(("off", "once", "strict")),
+              help="bd-hazardvlm's formatting retry. lmms-eval asks each sample once, so only off can be exported "
+                   "(recorded in the task's metadata); once/strict runs need `hazardkit eval --retry`.")
+def export_lmms_eval(out: Path, names: tuple[str, ...], data: tuple[str, ...], configs: tuple[str, ...],
+                     retry: str) -> None:
     """Write lmms-eval task folders (YAML + utils.py re-exporting hazardkit's prompt, parser and scorer).
 
     Run them with `lmms-eval --model ... --tasks hazardkit_movsafebench --include_path DIR --log_samples`
@@ -47,6 +51,11 @@ def export_lmms_eval(out: Path, names: tuple[str, ...], data: tuple[str, ...], c
 
     sources, config_of = _pairs(data, "--data"), _pairs(configs, "--config")
     chosen = [registry.get(n) for n in names] if names else [b for b in registry.benchmarks() if b.lmms_eval]
+    if retry != "off":
+        with_retry = [b.cli_name for b in chosen if b.retry_policies] or ["no chosen benchmark"]
+        raise BadInput(f"--retry {retry} cannot be exported: lmms-eval's generate_until asks each sample once "
+                       f"({', '.join(with_retry)})", field="--retry",
+                       fix=f"export with --retry off, or run `hazardkit eval bd-hazardvlm --retry {retry}`")
     tasks = {}
     for bench in chosen:
         if not bench.lmms_eval:

@@ -120,11 +120,22 @@ def _reason_group(reason: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", reason)[:160]
 
 
-def run_identity(task: Task, backend: Backend, model: str, text_only: bool, revision: str | None) -> dict[str, Any]:
-    """What makes two invocations the same run (so the second may resume the first)."""
-    return {"benchmark": task.name, "benchmark_version": task.version, "model": model, "revision": revision,
-            "backend": backend.name, "settings": backend.settings(), "dataset_revision": task.dataset_revision,
-            "config": task.config, "text_only": text_only, "variant": task.variant}
+def run_identity(task: Task, backend: Backend, model: str, text_only: bool, revision: str | None,
+                 preset: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What makes two invocations the same run (so the second may resume the first); `preset`: the paper
+    preset the settings came from (`eval --preset`), when one did."""
+    identity = {"benchmark": task.name, "benchmark_version": task.version, "model": model, "revision": revision,
+                "backend": backend.name, "settings": run_settings(task, backend),
+                "dataset_revision": task.dataset_revision,
+                "config": task.config, "text_only": text_only, "variant": task.variant}
+    if preset is not None:
+        identity["preset"] = preset
+    return identity
+
+
+def run_settings(task: Task, backend: Backend) -> dict[str, Any]:
+    """The backend's settings plus the task's own choices (e.g. the retry policy): what every key hashes."""
+    return {**backend.settings(), **task.run_settings()}
 
 
 def _check_run_file(out: Path, identity: dict[str, Any], data: str | None, *, write: bool = True) -> None:
@@ -333,7 +344,7 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Prepared], wid
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
         text_only: bool = False, batch_size: int = 8, revision: str | None = None, progress: bool = True,
-        max_failures: FailureBudget | None = None) -> RunSummary:
+        max_failures: FailureBudget | None = None, preset: dict[str, Any] | None = None) -> RunSummary:
     """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation answered.
 
     `batch_size`: samples per `generate` call for batch backends; for every backend, the raw log is
@@ -343,13 +354,13 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     out = Path(out)
     if batch_size < 1:
         raise BadInput("batch size must be >= 1", field="--batch-size")
-    identity = run_identity(task, backend, model, text_only, revision)
+    identity = run_identity(task, backend, model, text_only, revision, preset)
     data = str(task.data.resolve()) if task.data is not None else None
     _check_run_file(out, identity, data, write=False)
     backend.load()  # after the check (no minutes of loading for a refused folder), before run.json is written
     _check_run_file(out, identity, data)
     log = RawLog(out / RAW_LOG, sync_every=batch_size)
-    settings = backend.settings()
+    settings = run_settings(task, backend)
     total = task.count(limit=limit)
     seen: set[str] = set()
     generated = skipped = repaired = 0
@@ -494,6 +505,8 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
 
     meta = {k: identity.get(k) for k in ("benchmark", "benchmark_version", "model", "revision", "backend",
                                          "settings", "dataset_revision", "config", "text_only", "variant")}
+    if identity.get("preset"):
+        meta["preset"] = identity["preset"]
     meta["num_predictions"] = len(lines)
     meta["hazardkit_version"] = __version__
     if failed:

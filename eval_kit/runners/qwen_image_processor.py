@@ -54,6 +54,7 @@ def family_of(model_id: str, revision: str | None = None, **kwargs: Any) -> str 
     """"qwen3_vl" / "qwen2_vl" for a Qwen-VL checkpoint (from its config's model_type), else None."""
     from transformers import AutoConfig
 
+    kwargs = {"trust_remote_code": False, **kwargs}
     try:
         model_type = AutoConfig.from_pretrained(model_id, revision=revision, **kwargs).model_type
     except (OSError, ValueError):
@@ -67,8 +68,10 @@ def load_image_only_processor(model_id: str, revision: str | None = None, *, fam
     from transformers import AutoTokenizer
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
+    kwargs = {"trust_remote_code": False, **kwargs}
     tokenizer = AutoTokenizer.from_pretrained(model_id, revision=revision, **kwargs)
-    image_processor = Qwen2VLImageProcessorPil.from_pretrained(model_id, revision=revision, **kwargs)
+    image_processor = Qwen2VLImageProcessorPil.from_pretrained(  # a plain class: no remote code to refuse
+        model_id, revision=revision, **{k: v for k, v in kwargs.items() if k != "trust_remote_code"})
     family = family or family_of(model_id, revision, **kwargs) or "qwen3_vl"
     return image_only_processor(image_processor, tokenizer, getattr(tokenizer, "chat_template", None),
                                 family=family)

@@ -94,6 +94,11 @@ class Task:
     def prediction_line(self, record: dict[str, Any], prediction: Any) -> dict[str, Any]:
         return generic_prediction_line(record, prediction)
 
+    def run_settings(self) -> dict[str, Any]:
+        """Task choices that change what is recorded for a sample (BD-HazardVLM: the retry policy): hashed into
+        every request key beside the backend's settings, and recorded in metadata.json."""
+        return {}
+
     def count(self, *, limit: int | None = None) -> int | None:
         """Number of samples, for the progress bar's ETA (None when unknown)."""
         return None

@@ -252,8 +252,11 @@ class Leaderboard:
         board = board_for(benchmark)
         ci = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
         headline = "-" if row["headline"] is None else f"{100 * row['headline']:.1f}%"
-        return row, [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}",
-                     *sent["notes"]]
+        lines = [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}",
+                 *sent["notes"]]
+        if registry.get(benchmark).retry_policies:
+            lines.append(retry_note(metadata, result))
+        return row, lines
 
     def _public(self, line: str, record: dict[str, Any], upload: Path) -> str:
         """A message with server paths replaced by the uploaded file's name."""
@@ -487,3 +490,21 @@ def _worker_score(record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 
 def _stamp() -> str:
     return now().isoformat(timespec="seconds")
+
+
+def retry_note(metadata: Path | None, result: dict[str, Any]) -> str:
+    """The run's formatting-retry policy (metadata.json `settings.retry`, written by `hazardkit eval`) and how
+    many answers were retried, so a retried run is never mistaken for a first-answer one."""
+    from eval_kit.strictjson import read_json
+
+    policy = None
+    if metadata is not None:
+        try:
+            meta = read_json(metadata)
+        except BadInput:
+            meta = None
+        settings = meta.get("settings") if isinstance(meta, dict) else None
+        policy = settings.get("retry") if isinstance(settings, dict) else None
+    retried = (result.get("schema") or {}).get("retry_count")
+    said = f"retry policy {policy}" if isinstance(policy, str) else "retry policy not stated (no metadata.json)"
+    return f"note: {said}; {retried if retried is not None else 'unknown'} answers were retried"

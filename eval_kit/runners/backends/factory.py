@@ -18,12 +18,16 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
                  timeout: float = 120.0, device: str | None = None, revision: str | None = None,
                  model_args: dict[str, Any] | None = None, gen_kwargs: dict[str, Any] | None = None,
                  retry_backoff: float = 0.5, image_format: str | None = None,
-                 max_response_bytes: int | None = None, **extra: Any) -> Backend:
+                 max_response_bytes: int | None = None, processor_args: dict[str, Any] | None = None,
+                 **extra: Any) -> Backend:
     """The named backend. `gen_kwargs["max_new_tokens"]`, when given, wins over `max_new_tokens`.
     `image_format` and `max_response_bytes` (None: the default) apply to the openai backend only."""
     model_args = check_model_args(name, dict(model_args or {}))
     gen_kwargs = check_gen_kwargs(dict(gen_kwargs or {}))
     max_new_tokens = int(gen_kwargs.get("max_new_tokens", max_new_tokens))
+    if processor_args and name != "transformers":
+        raise BadInput(f"--processor-args applies to the transformers backend, not {name}", field="--processor-args",
+                       fix="drop it" + (" (vLLM: --model-args mm_processor_kwargs={...})" if name == "vllm" else ""))
     if device is not None and name != "transformers":
         raise BadInput(f"--device applies to the transformers backend, not {name}", field="--device",
                        fix="drop --device" + (" (vLLM: --model-args tensor_parallel_size=N)" if name == "vllm" else ""))
@@ -51,7 +55,8 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
         from eval_kit.runners.backends.hf_transformers import TransformersBackend
 
         return TransformersBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, device=device,
-                                   revision=revision, model_args=model_args, gen_kwargs=gen_kwargs)
+                                   revision=revision, model_args=model_args, gen_kwargs=gen_kwargs,
+                                   processor_args=processor_args)
     if name == "vllm":
         from eval_kit.runners.backends.vllm_offline import VLLMBackend
 

@@ -4,7 +4,10 @@ Left padding so every prompt ends where generation starts; images are capped at 
 processor sees them (the Qwen-VL family turns every 28x28 patch into a token, so this bounds memory).
 Decoding is greedy unless `gen_kwargs` set a temperature above 0. `model_args` reach `from_pretrained`:
 `device_map="auto"` spreads a large model over the GPUs (then `--device` is not used), `dtype`,
-`attn_implementation`; remote code runs only with `trust_remote_code=true`.
+`attn_implementation`, bitsandbytes quantization (`quantization.py`); remote code runs only with
+`trust_remote_code=true` (every load passes `trust_remote_code=False` otherwise: `model_loading.py`).
+`processor_args` are the image processor's settings (`processor_args.py`). The checkpoint's own processor
+and quantization configs are part of the settings (`model_files.py`), so editing them never resumes a run.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from eval_kit.errors import BadInput
-from eval_kit.runners.backends import setup_checks
+from eval_kit.runners.backends import model_files, quantization, setup_checks
+from eval_kit.runners.backends import processor_args as processor_args_module
 from eval_kit.runners.backends.base import Backend, fill_images, limit_pixels
 from eval_kit.runners.task import Request
 
@@ -36,7 +40,7 @@ class TransformersBackend(Backend):
     def __init__(self, model: str, *, max_new_tokens: int = 256, max_pixels: int | None = 1024 * 28 * 28,
                  device: str | None = None, dtype: str = "auto", use_fast: bool | None = None,
                  revision: str | None = None, model_args: dict[str, Any] | None = None,
-                 gen_kwargs: dict[str, Any] | None = None) -> None:
+                 gen_kwargs: dict[str, Any] | None = None, processor_args: dict[str, Any] | None = None) -> None:
         setup_checks.require_backend("transformers")
         setup_checks.check_model_source(model, revision)
         setup_checks.check_device(device)
@@ -44,9 +48,15 @@ class TransformersBackend(Backend):
         self.revision, self.requested_device, self.dtype, self.use_fast = revision, device, dtype, use_fast
         self.model_args = dict(model_args or {})
         self.gen_kwargs = dict(gen_kwargs or {})
+        self.processor_args = processor_args_module.check(dict(processor_args or {}))
+        quantization.check(self.model_args)
         if self.model_args.get("device_map") is not None and device is not None:
             raise BadInput("--device and --model-args device_map=... both place the model", field="--device",
                            fix="pass only one of them")
+        # the checkpoint's own processor configs, quantization config and template digest: part of the key
+        self.checkpoint = model_files.checkpoint_settings(model, revision)
+        quantization.check_checkpoint(self.checkpoint.get("quantization_config"), model)
+        self.prompt_format = "chat_template"
         self.model: Any = None
 
     def load(self) -> None:
@@ -54,60 +64,41 @@ class TransformersBackend(Backend):
         if self.model is not None:
             return
         import torch
-        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        from eval_kit.runners.backends import model_loading
 
         self.torch = torch
         model = self.model_name
-        load = dict(self.model_args)
+        load = {k: v for k, v in self.model_args.items() if k not in quantization.NAMES}
         if "torch_dtype" in load:
             load["dtype"] = load.pop("torch_dtype")
         load["dtype"] = _dtype(torch, load.get("dtype", self.dtype))
-        processor_kwargs: dict[str, Any] = {}
-        if "trust_remote_code" in load:
-            processor_kwargs["trust_remote_code"] = load["trust_remote_code"]
+        quantization_config = quantization.config_for(self.model_args)  # bitsandbytes + CUDA, else bad input
+        if quantization_config is not None:
+            load["quantization_config"] = quantization_config
+            load.setdefault("device_map", self.requested_device or "auto")  # quantized weights are placed on load
+        processor_kwargs: dict[str, Any] = {"trust_remote_code": bool(load.get("trust_remote_code", False))}
         use_fast = load.pop("use_fast", self.use_fast)
         if use_fast is not None:
             processor_kwargs["use_fast"] = use_fast
-        self.processor = self._processor(model, AutoProcessor, processor_kwargs, self.revision)
-        setup_checks.require_chat_template(self.processor, model)
+        # the config first: a checkpoint that needs its own code is refused here, before any processor
+        model_loading.load_config(model, self.revision, processor_kwargs["trust_remote_code"])
+        self.processor = model_loading.load_processor(model, self.revision, processor_kwargs)
+        self.call_args = processor_args_module.apply(self.processor, self.processor_args, model)
+        self.prompt_format = prompt_format(self.processor)
+        if self.prompt_format == "chat_template":
+            setup_checks.require_chat_template(self.processor, model)
         self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        try:
-            loaded = AutoModelForImageTextToText.from_pretrained(model, revision=self.revision, **load)
-        except OSError as exc:
-            raise setup_checks.load_error(model, exc) from None
-        except ValueError as exc:
-            if "Unrecognized configuration class" in str(exc):
-                raise BadInput(f"{model!r} is not an image-text-to-text model transformers can load",
-                               field="--model", fix="pass a vision-language chat model (e.g. Qwen2.5-VL)") from None
-            raise
-        if load.get("device_map") is None:
+        loaded = model_loading.load_model(model, self.revision, load)
+        if load.get("device_map") is None and quantization_config is None:
             self.device = self.requested_device or ("cuda" if torch.cuda.is_available() else "cpu")
             loaded = loaded.to(self.device)
         else:
             self.device = loaded.device  # where the inputs go: the first shard's device
         self.model = loaded.eval()
-
-    @staticmethod
-    def _processor(model: str, auto_processor: Any, kwargs: dict[str, Any], revision: str | None = None) -> Any:
-        """The model's processor; for Qwen-VL without torchvision, the image-only one (same pixels, no video)."""
-        from eval_kit.runners.qwen_image_processor import family_of, load_image_only_processor
-
-        try:
-            processor = auto_processor.from_pretrained(model, revision=revision, **kwargs)
-        except OSError as exc:
-            raise setup_checks.load_error(model, exc) from None
-        except (ImportError, ValueError, TypeError, AttributeError):
-            processor = None  # Qwen-VL video processors need a torchvision matching torch
-        if processor is None or not hasattr(processor, "image_processor"):
-            family = family_of(model, revision)
-            if family is None:
-                raise BadInput(f"cannot build an image processor for {model!r}", field="--model",
-                               fix="install a torchvision matching torch, or use a model whose processor needs none")
-            processor = load_image_only_processor(model, revision, family=family)
-        return processor
 
     @property
     def sampling(self) -> bool:
@@ -119,6 +110,10 @@ class TransformersBackend(Backend):
         settings.update({k: v for k, v in self.gen_kwargs.items() if k != "max_new_tokens"})
         if self.model_args:
             settings["model_args"] = self.model_args
+        if self.processor_args:
+            settings["processor_args"] = self.processor_args
+        if self.checkpoint:
+            settings["checkpoint"] = self.checkpoint
         return settings
 
     def conversation(self, sample: Request) -> list[dict[str, Any]]:
@@ -126,11 +121,15 @@ class TransformersBackend(Backend):
                            lambda img: {"type": "image", "image": limit_pixels(img, self.max_pixels)})
 
     def inputs(self, samples: Sequence[Request]):
-        """The batch as model inputs: chat template applied, images capped, left-padded."""
+        """The batch as model inputs: chat template (or the family's own prompt format) applied, images
+        capped, left-padded; `--processor-args` go with every call too (some processors' call defaults
+        would otherwise win over the image processor's attributes)."""
         self.load()
+        if self.prompt_format == "paligemma":
+            return paligemma_inputs(self.processor, samples, self.max_pixels, self.call_args).to(self.device)
         return self.processor.apply_chat_template(
             [self.conversation(s) for s in samples], tokenize=True, add_generation_prompt=True,
-            return_dict=True, return_tensors="pt", processor_kwargs={"padding": True},
+            return_dict=True, return_tensors="pt", processor_kwargs={"padding": True, **self.call_args},
         ).to(self.device)
 
     def generation_options(self) -> dict[str, Any]:
@@ -146,13 +145,57 @@ class TransformersBackend(Backend):
         if self.sampling and "seed" in self.gen_kwargs:
             self.torch.manual_seed(int(self.gen_kwargs["seed"]))
         with self.torch.inference_mode():
-            out = self.model.generate(**inputs, **self.generation_options())
+            model_inputs = {k: v for k, v in self.processor_args.items() if k in processor_args_module.MODEL_INPUTS}
+            out = self.model.generate(**inputs, **model_inputs, **self.generation_options())
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
-        texts = self.processor.batch_decode(new_tokens, skip_special_tokens=True)
+        texts = self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
         return [cut_at_stop(t, self.gen_kwargs.get("stop")) for t in texts]
 
     def close(self) -> None:
         self.model = None
+
+
+def prompt_format(processor: Any) -> str:
+    """"chat_template", or "paligemma" for a PaliGemma processor without a chat template (its own format)."""
+    tokenizer = getattr(processor, "tokenizer", processor)
+    has_template = getattr(processor, "chat_template", None) or getattr(tokenizer, "chat_template", None)
+    if not has_template and type(processor).__name__ == "PaliGemmaProcessor":
+        return "paligemma"
+    return "chat_template"
+
+
+# PaliGemma's prompt (big_vision's prefix format): image tokens, <bos>, a task prefix and the question, "\n".
+PALIGEMMA_PREFIX = "answer en "
+
+
+def paligemma_text(sample: Request) -> str:
+    """The conversation as one prefix: every text part in order (a retry's earlier turns included)."""
+    parts = []
+    for message in sample.messages:
+        content = message["content"]
+        texts = [content] if isinstance(content, str) else [p["text"] for p in content if p.get("type") == "text"]
+        parts.extend(t for t in texts if t)
+    return PALIGEMMA_PREFIX + "\n".join(parts)
+
+
+def paligemma_inputs(processor: Any, samples: Sequence[Request], max_pixels: int | None,
+                     processor_args: dict[str, Any]) -> Any:
+    """PaliGemma inputs; a text-only batch (SafeRelBench) goes through the tokenizer alone (the processor
+    insists on images), with the same <bos> + prefix + "\n" format."""
+    tokenizer = processor.tokenizer
+    bos = tokenizer.bos_token or ""
+    with_images = [bool(s.images) for s in samples]
+    if any(with_images) and not all(with_images):
+        raise ValueError("a PaliGemma batch mixes samples with and without images")
+    if not any(with_images):
+        return tokenizer([bos + paligemma_text(s) + "\n" for s in samples], padding=True, return_tensors="pt",
+                         add_special_tokens=False)
+    # the processor puts <bos> after the image tokens and "\n" at the end itself
+    texts = [processor.image_token * len(s.images) + paligemma_text(s) for s in samples]
+    images = [[limit_pixels(img, max_pixels) for img in s.images] for s in samples]
+    batch = processor(text=texts, images=images, padding=True, return_tensors="pt", **processor_args)
+    batch.pop("labels", None)
+    return batch
 
 
 def cut_at_stop(text: str, stop: list[str] | None) -> str:

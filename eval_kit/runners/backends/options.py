@@ -18,7 +18,10 @@ from eval_kit.errors import BadInput
 GEN_KWARGS = ("temperature", "top_p", "top_k", "max_new_tokens", "seed", "stop")
 # what transformers' `from_pretrained` takes from --model-args (others would be silently read as config fields)
 TRANSFORMERS_MODEL_ARGS = ("device_map", "dtype", "torch_dtype", "attn_implementation", "trust_remote_code",
-                           "max_memory", "low_cpu_mem_usage", "use_fast")
+                           "max_memory", "low_cpu_mem_usage", "use_fast", "load_in_4bit", "load_in_8bit",
+                           "bnb_4bit_quant_type", "bnb_4bit_use_double_quant", "bnb_4bit_compute_dtype")
+# torch dtype names `dtype=` takes (checked here, before torch is imported)
+DTYPES = ("auto", "float16", "bfloat16", "float32", "float64", "half", "float", "double")
 # the vLLM engine settings the README documents (any `vllm.EngineArgs` field is accepted when vLLM is installed)
 VLLM_MODEL_ARGS = ("tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                    "max_model_len", "dtype", "enforce_eager", "limit_mm_per_prompt", "max_num_seqs",
@@ -68,7 +71,11 @@ def parse_pairs(text: str | None, option: str) -> dict[str, Any]:
                            fix=f"write {option} key=value,key=value (e.g. {option} dtype=bfloat16)")
         if key in out:
             raise BadInput(f"{key} is given twice", field=option)
-        out[key] = parse_value(value.strip())
+        value = value.strip()
+        if re.search(r"\s[A-Za-z_][A-Za-z0-9_]*=", value) and not value.startswith(("'", '"', "[", "{")):
+            raise BadInput(f"{item!r} holds two settings separated by a space", field=option,
+                           fix=f"separate settings with commas: {option} " + ",".join(item.split()))
+        out[key] = parse_value(value)
     return out
 
 
@@ -120,6 +127,14 @@ def check_model_args(backend: str, args: dict[str, Any]) -> dict[str, Any]:
                            fix=f"use {', '.join(TRANSFORMERS_MODEL_ARGS)}")
         if "dtype" in args and "torch_dtype" in args:
             raise BadInput("dtype and torch_dtype are the same setting", field="--model-args", fix="pass one")
+        for name in ("dtype", "torch_dtype"):
+            value = args.get(name)
+            if name in args and (not isinstance(value, str) or value.removeprefix("torch.") not in DTYPES):
+                raise BadInput(f"{name}={value!r} is not a torch dtype", field="--model-args",
+                               fix="use auto, bfloat16, float16 or float32")
+        from eval_kit.runners.backends import quantization
+
+        quantization.check(args)
     if "trust_remote_code" in args and not isinstance(args["trust_remote_code"], bool):
         raise BadInput("trust_remote_code must be true or false", field="--model-args")
     return args

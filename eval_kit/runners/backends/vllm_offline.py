@@ -29,7 +29,8 @@ def sampling_options(gen_kwargs: dict[str, Any], max_new_tokens: int) -> dict[st
 
 def engine_kwargs(model: str, revision: str | None, max_images: int, model_args: dict[str, Any]) -> dict[str, Any]:
     """`vllm.LLM` keyword arguments: the model, its revision, one image per prompt unless said otherwise."""
-    kwargs: dict[str, Any] = {"model": model, "limit_mm_per_prompt": {"image": max_images}}
+    kwargs: dict[str, Any] = {"model": model, "limit_mm_per_prompt": {"image": max_images},
+                              "trust_remote_code": False}  # explicit: remote code only with trust_remote_code=true
     if revision is not None:
         kwargs["revision"] = revision
     kwargs.update(model_args)
@@ -91,9 +92,9 @@ class VLLMBackend(Backend):
     def _template(self, model: str, revision: str | None) -> Callable[[list[dict[str, Any]]], str]:
         from transformers import AutoProcessor
 
-        kwargs: dict[str, Any] = {"revision": revision}
-        if "trust_remote_code" in self.model_args:
-            kwargs["trust_remote_code"] = self.model_args["trust_remote_code"]
+        # explicit False: transformers never asks on a terminal whether to run a checkpoint's code
+        kwargs: dict[str, Any] = {"revision": revision,
+                                  "trust_remote_code": bool(self.model_args.get("trust_remote_code", False))}
         try:
             processor = AutoProcessor.from_pretrained(model, **kwargs)
         except OSError as exc:

@@ -68,7 +68,8 @@ class DiffusionEditor:
             cls = getattr(diffusers, self.pipeline_class)
             s = self.settings
             try:
-                pipe = cls.from_pretrained(s.model, revision=s.revision, torch_dtype=getattr(torch, s.dtype))
+                pipe = cls.from_pretrained(s.model, revision=s.revision, torch_dtype=getattr(torch, s.dtype),
+                                           trust_remote_code=False)  # never asks, never runs a repo's code
             except (OSError, ValueError) as exc:
                 raise BadInput(f"cannot load {self.pipeline_class} from {s.model!r}: {str(exc).splitlines()[0]}",
                                field="editor model",

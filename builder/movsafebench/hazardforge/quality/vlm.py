@@ -75,19 +75,21 @@ class VLMChecker:
             dtype = self.dtype if self.dtype == "auto" else getattr(torch, self.dtype)
             try:
                 model = AutoModelForImageTextToText.from_pretrained(self.model_id, revision=self.revision,
-                                                                    dtype=dtype, device_map=self.device)
+                                                                    dtype=dtype, device_map=self.device,
+                                                                    trust_remote_code=False)
             except (OSError, ValueError) as exc:
                 raise BadInput(f"cannot load VLM {self.model_id!r}: {str(exc).splitlines()[0]}",
                                field="checker model",
                                fix="pass a local model folder or a Hub id you can reach") from None
             try:
-                processor = AutoProcessor.from_pretrained(self.model_id, revision=self.revision)
+                processor = AutoProcessor.from_pretrained(self.model_id, revision=self.revision,
+                                                          trust_remote_code=False)
             except (ImportError, ValueError, TypeError, AttributeError):
                 processor = None  # Qwen-VL video processors need torchvision; the checker sends images only
             if processor is None or not hasattr(processor, "image_processor"):  # got a bare tokenizer, or nothing
                 from eval_kit.runners.qwen_image_processor import load_image_only_processor
 
-                processor = load_image_only_processor(self.model_id, self.revision)
+                processor = load_image_only_processor(self.model_id, self.revision, trust_remote_code=False)
             self._model, self._processor = model.eval(), processor
         self._processor.tokenizer.padding_side = "left"
         return self._model, self._processor

@@ -1,0 +1,97 @@
+"""Load a checkpoint's processor and model for the transformers backend, whatever its family.
+
+- Auto classes are tried in order: `AutoModelForImageTextToText` (most VLMs), then `AutoModelForMultimodalLM`
+  and `AutoModelForCausalLM` (Phi-4-multimodal's `Phi4MultimodalForCausalLM` is registered only there). The
+  class is chosen from the config, so a text-only model is refused in one line before any weight loads.
+- The processor comes from `AutoProcessor`; where that fails for want of torchvision (the video processor)
+  the image-only processor of the same class is built (`eval_kit.runners.image_only`, the Qwen-VL one).
+- `trust_remote_code=False` is passed to every `from_pretrained`, so transformers never asks on a terminal
+  whether to run a checkpoint's code, and never runs it; `--model-args trust_remote_code=true` opts in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval_kit.errors import BadInput
+from eval_kit.runners.backends import setup_checks
+
+AUTO_CLASSES = ("AutoModelForImageTextToText", "AutoModelForMultimodalLM", "AutoModelForCausalLM")
+
+
+def load_config(model: str, revision: str | None, trust_remote_code: bool) -> Any:
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(model, revision=revision, trust_remote_code=trust_remote_code)
+    except OSError as exc:
+        raise setup_checks.load_error(model, exc) from None
+    except ValueError as exc:
+        text = " ".join(str(exc).split())
+        if "trust_remote_code" in text or "custom code" in text:
+            raise BadInput(f"{model!r} needs its own code (remote code), which hazardkit does not run unasked",
+                           field="--model", fix="review the code, then pass --model-args trust_remote_code=true, "
+                                                "or use a transformers-native checkpoint (often named -hf)") from None
+        raise setup_checks.load_error(model, exc) from None
+
+
+def auto_class_for(config: Any, model: str) -> Any:
+    """The first auto class whose mapping has this config's class; one line of bad input when none has it."""
+    import transformers
+
+    for name in AUTO_CLASSES:
+        auto = getattr(transformers, name, None)
+        if auto is None:
+            continue
+        if type(config) in auto._model_mapping:  # the mapping the auto class consults
+            if name == "AutoModelForCausalLM" and not _has_vision(config):
+                break
+            return auto
+    raise BadInput(f"{model!r} ({type(config).__name__}) is not a vision-language model transformers can load",
+                   field="--model",
+                   fix="pass a vision-language chat model (e.g. Qwen2.5-VL, InternVL3, Phi-4-multimodal)")
+
+
+def _has_vision(config: Any) -> bool:
+    return getattr(config, "vision_config", None) is not None or any(
+        "image" in k or "vision" in k for k in config.to_dict())
+
+
+def load_processor(model: str, revision: str | None, kwargs: dict[str, Any]) -> Any:
+    """The checkpoint's processor; without torchvision, the image-only processor of the same class."""
+    from transformers import AutoProcessor
+
+    from eval_kit.runners import image_only
+    from eval_kit.runners.qwen_image_processor import family_of, load_image_only_processor
+
+    kwargs = {"trust_remote_code": False, **kwargs}
+    try:
+        processor = AutoProcessor.from_pretrained(model, revision=revision, **kwargs)
+    except OSError as exc:
+        raise setup_checks.load_error(model, exc) from None
+    except (ImportError, ValueError, TypeError, AttributeError):
+        processor = None  # a video processor that needs a torchvision matching torch
+    if processor is not None and hasattr(processor, "image_processor"):
+        return processor
+    fallback = image_only.load(model, revision, **{k: v for k, v in kwargs.items() if k == "trust_remote_code"})
+    if fallback is not None:
+        return fallback
+    family = family_of(model, revision, trust_remote_code=False)
+    if family is not None:
+        return load_image_only_processor(model, revision, family=family, trust_remote_code=False)
+    raise BadInput(f"cannot build an image processor for {model!r}", field="--model",
+                   fix="install a torchvision matching torch, or use a model whose processor needs none")
+
+
+def load_model(model: str, revision: str | None, load: dict[str, Any]) -> Any:
+    """`from_pretrained` of the config's auto class, with `trust_remote_code=False` unless asked."""
+    trust = bool(load.get("trust_remote_code", False))
+    config = load_config(model, revision, trust)
+    auto = auto_class_for(config, model)
+    try:
+        return auto.from_pretrained(model, revision=revision, **{**load, "trust_remote_code": trust})
+    except OSError as exc:
+        raise setup_checks.load_error(model, exc) from None
+    except ImportError as exc:  # a checkpoint saved quantized with a method whose library is missing
+        raise BadInput(f"cannot load {model!r}: {' '.join(str(exc).split())[:200]}", field="--model",
+                       fix="install the library it names, or use an unquantized checkpoint") from None

@@ -1,0 +1,170 @@
+"""Paper presets: `hazardkit eval BENCH --preset NAME` runs a model the way a paper ran it.
+
+A preset is a named, versioned set of run settings (model id, backend, dtype, quantization, processor
+arguments, retry policy, generation settings) for one model row of a paper, with where each setting comes
+from. The CLI fills every option the user did not give from the preset, prints a note for each one the user
+did give that differs (the user's value wins), and records the preset's name and version in metadata.json
+beside the settings it produced. `hazardkit eval --list-presets` prints them all.
+
+What the papers state and what is ours:
+- BD-HazardVLM (section 4, Table 3): three models, greedy decoding, each with its stated precision and visual
+  budget; the formatting retry for MiniCPM-V-4.6 only. The checkpoints are the papers' models in their
+  transformers-native (`-hf`) form, which is our choice where the paper names no repository.
+- MovSafeBench (section 4.2.1): seven models, no decoding, precision or resolution settings stated; the
+  presets use the model's own processor defaults, bfloat16, `device_map=auto` (the paper ran each
+  evaluation on 4 H100s), greedy decoding and 256 new tokens (our documented defaults), and its model sizes.
+
+Bump a preset's `version` whenever one of its settings changes: the version is recorded with every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+BD_PAPER = "BD-HazardVLM paper, section 4 and Table 3"
+MOVSAFE_PAPER = "MovSafeBench paper, section 4.2.1 (model list and hardware only)"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One paper model row. `stated` lists the settings the paper states; the rest are documented defaults."""
+
+    name: str
+    version: str
+    benchmark: str  # CLI spelling of the benchmark it reproduces
+    paper_model: str  # the row's name in the paper
+    model: str  # Hub id (transformers-native checkpoint)
+    source: str
+    stated: tuple[str, ...]  # which of the settings below the paper states
+    backend: str = "transformers"
+    model_args: dict[str, Any] = field(default_factory=dict)
+    processor_args: dict[str, Any] = field(default_factory=dict)
+    gen_kwargs: dict[str, Any] = field(default_factory=dict)
+    max_new_tokens: int = 256
+    retry: str | None = None  # BD-HazardVLM only
+    note: str = ""
+
+    def options(self) -> dict[str, Any]:
+        """The CLI options this preset sets (option name -> value), as the eval command reads them."""
+        options: dict[str, Any] = {"model": self.model, "backend": self.backend,
+                                   "max_new_tokens": self.max_new_tokens, "model_args": dict(self.model_args),
+                                   "processor_args": dict(self.processor_args), "gen_kwargs": dict(self.gen_kwargs)}
+        if self.retry is not None:
+            options["retry"] = self.retry
+        return options
+
+    def record(self) -> dict[str, Any]:
+        """What metadata.json keeps of the preset (its settings are recorded as the run's own settings)."""
+        return {"name": self.name, "version": self.version, "source": self.source, "stated": list(self.stated)}
+
+
+_GREEDY: dict[str, Any] = {"temperature": 0}
+# MovSafeBench: "4 NVIDIA H100 SXM5 94GB for each evaluation" is its only stated setting -> spread over the GPUs
+_BF16_SPREAD = {"dtype": "bfloat16", "device_map": "auto"}
+# 4-bit NF4 with double quantization and FP16 compute (bitsandbytes), as Table 3 states for Qwen2.5-VL-7B
+_NF4_FP16 = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
+             "bnb_4bit_compute_dtype": "float16", "dtype": "float16"}
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="bd-qwen2.5-vl-7b", version="1", benchmark="bd-hazardvlm", paper_model="Qwen2.5-VL-7B",
+        model="Qwen/Qwen2.5-VL-7B-Instruct", source=BD_PAPER,
+        stated=("quantization", "dtype", "min_pixels", "max_pixels", "greedy", "retry"),
+        model_args=_NF4_FP16, processor_args={"min_pixels": 200_704, "max_pixels": 401_408},
+        gen_kwargs=_GREEDY, max_new_tokens=1024, retry="off",
+        note="4-bit NF4 + double quantization, FP16 compute; visual budget 200,704-401,408 pixels (256-512 "
+             "tokens of 28x28)"),
+    Preset(
+        name="bd-internvl3-8b", version="1", benchmark="bd-hazardvlm", paper_model="InternVL3-8B",
+        model="OpenGVLab/InternVL3-8B-hf", source=BD_PAPER,
+        stated=("quantization", "crop_to_patches", "max_patches", "greedy", "retry"),
+        model_args={"load_in_8bit": True}, processor_args={"crop_to_patches": True, "max_patches": 6},
+        gen_kwargs=_GREEDY, max_new_tokens=1024, retry="off",
+        note="8-bit; dynamic aspect-ratio-preserving 448x448 tiling, at most 6 tiles plus a thumbnail"),
+    Preset(
+        name="bd-minicpm-v-4.6", version="1", benchmark="bd-hazardvlm", paper_model="MiniCPM-V-4.6",
+        model="openbmb/MiniCPM-V-4.6", source=BD_PAPER,
+        stated=("dtype", "downsample_mode", "max_slice_nums", "greedy", "retry"),
+        model_args={"dtype": "float16"}, processor_args={"downsample_mode": "4x", "max_slice_nums": 9},
+        gen_kwargs=_GREEDY, max_new_tokens=1024, retry="strict",
+        note="FP16, native slices with 4x downsampling (transformers' default is 16x), at most 9 slices; the "
+             "one formatting-only retry, also on synonyms (the paper's 215 retries)"),
+    *(Preset(name=f"movsafe-{slug}", version="1", benchmark="movsafebench", paper_model=row, model=model,
+             source=MOVSAFE_PAPER, stated=("hardware: 4 GPUs per evaluation",), model_args=dict(_BF16_SPREAD),
+             gen_kwargs=dict(_GREEDY),
+             max_new_tokens=256, note="the paper states no inference settings: bfloat16, device_map=auto (its 4 "
+                                      "H100s per evaluation), greedy, the processor's defaults")
+      for slug, row, model in (
+          ("internvl3.5-8b", "InternVL3.5 (8B)", "OpenGVLab/InternVL3_5-8B-HF"),
+          ("llava-next-7b", "LLaVA-NeXT 7B", "llava-hf/llava-v1.6-vicuna-7b-hf"),
+          ("llava-next-13b", "LLaVA-NeXT 13B", "llava-hf/llava-v1.6-vicuna-13b-hf"),
+          ("paligemma2-10b", "PaliGemma2 (10B)", "google/paligemma2-10b-mix-448"),
+          ("phi4-multimodal", "Phi4 (Phi-4-multimodal, 6B)", "microsoft/Phi-4-multimodal-instruct"),
+          ("qwen2.5-vl-7b", "Qwen2.5-VL 7B", "Qwen/Qwen2.5-VL-7B-Instruct"),
+          ("qwen2.5-vl-32b", "Qwen2.5-VL 32B", "Qwen/Qwen2.5-VL-32B-Instruct"),
+      )),
+)
+
+
+def get(name: str, benchmark: str | None = None) -> Preset:
+    """The preset called `name`; one line of bad input for an unknown name or another benchmark's preset."""
+    by_name = {p.name: p for p in PRESETS}
+    if name not in by_name:
+        raise BadInput(f"unknown preset {name!r}", field="--preset",
+                       fix="`hazardkit eval --list-presets` lists them")
+    preset = by_name[name]
+    if benchmark is not None and benchmark.replace("_", "-") != preset.benchmark:
+        raise BadInput(f"preset {name!r} reproduces a {preset.benchmark} run, not {benchmark}", field="--preset",
+                       fix=f"run `hazardkit eval {preset.benchmark} --preset {name}`, or pick another preset")
+    return preset
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{k}={describe(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def listing() -> str:
+    """`hazardkit eval --list-presets`: each preset with its settings and their source."""
+    lines = []
+    for p in PRESETS:
+        lines.append(f"{p.name} (v{p.version})  {p.benchmark}: {p.paper_model}")
+        lines.append(f"  model {p.model}  backend {p.backend}  max_new_tokens {p.max_new_tokens}"
+                     + (f"  retry {p.retry}" if p.retry else ""))
+        lines.append(f"  model-args {describe(p.model_args)}  processor-args {describe(p.processor_args)}"
+                     f"  gen-kwargs {describe(p.gen_kwargs)}")
+        stated = ", ".join(p.stated) if p.stated else "none (documented defaults)"
+        lines.append(f"  source: {p.source}; stated by the paper: {stated}")
+        if p.note:
+            lines.append(f"  {p.note}")
+    return "\n".join(lines)
+
+
+def resolve(preset: Preset, values: dict[str, Any], explicit: set[str]) -> tuple[dict[str, Any], list[str]]:
+    """The eval options with the preset filled in: `values` are the command's (parsed) options, `explicit`
+    the names the user typed. A typed option wins; where it differs from the preset, a note says so. The
+    dict options (model-args, processor-args, gen-kwargs) merge key by key."""
+    out = dict(values)
+    notes: list[str] = []
+    for name, preset_value in preset.options().items():
+        flag = "--" + name.replace("_", "-")
+        if isinstance(preset_value, dict):
+            given = dict(values.get(name) or {})
+            for key, value in given.items():
+                if key in preset_value and preset_value[key] != value:
+                    notes.append(f"{flag} {key}={describe(value)} overrides preset {preset.name}'s "
+                                 f"{key}={describe(preset_value[key])}")
+            out[name] = {**preset_value, **given}
+        elif name in explicit:
+            if values.get(name) != preset_value:
+                notes.append(f"{flag} {describe(values.get(name))} overrides preset {preset.name}'s "
+                             f"{describe(preset_value)}")
+        else:
+            out[name] = preset_value
+    return out, notes

@@ -1,0 +1,108 @@
+"""Every supported model family through `hazardkit eval --backend transformers` on all three benchmarks.
+
+Each family is a tiny random-weight checkpoint of its REAL transformers classes (eval_kit/testing/
+tiny_families.py), saved to a folder as a machine without torchvision sees it (no video processor). Per
+family and benchmark the test checks what a user relies on: exit 0, the image tokens reached the model (the
+processor expanded each image and the batch carries pixels), the chat template (or PaliGemma's own prefix
+format) shaped the prompt, and every answer is recorded in raw.jsonl and predictions.jsonl.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from click.testing import CliRunner
+
+from builder.cli import cli
+from eval_kit.testing.synthetic_datasets import write_jsonl
+from eval_kit.testing.tiny_families import FAMILIES, build
+
+ROOT = Path(__file__).resolve().parents[1]
+BD_DEMO = ROOT / "manifests" / "bd_hazardvlm" / "v1" / "demo"
+SAFEREL_DEMO = ROOT / "manifests" / "saferelbench" / "demo.jsonl"
+# what the prompt must contain once the family's template (or format) is applied: the assistant turn's opening
+TEMPLATE_MARK = {"qwen2_5_vl": "<|im_start|>assistant\n", "qwen2_vl": "<|im_start|>assistant\n",
+                 "qwen3_vl_moe": "<|im_start|>assistant\n", "internvl": "<|im_start|>assistant\n",
+                 "minicpm_v": "<|im_start|>assistant\n", "llava_next": "ASSISTANT:", "phi4_multimodal": "<|assistant|>",
+                 "paligemma": "answer en ", "gemma3": "<start_of_turn>model\n", "idefics3": "Assistant:",
+                 "llava_onevision": "<|im_start|>assistant\n"}
+AUTO_CLASS = {"phi4_multimodal": "AutoModelForMultimodalLM"}  # not AutoModelForImageTextToText
+
+
+@pytest.fixture(scope="module")
+def movsafe_data(tmp_path_factory):
+    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 2, seed=4)
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory):
+    root = tmp_path_factory.mktemp("families")
+    return {family: build(family, root / family) for family in FAMILIES}
+
+
+def benchmark_args(bench: str, movsafe_data: Path) -> list[str]:
+    if bench == "movsafebench":
+        return ["--data", str(movsafe_data)]
+    if bench == "bd-hazardvlm":  # --retry once: the retry's three-turn conversation goes through the template too
+        return ["--data", str(BD_DEMO / "annotations.jsonl"), "--images", str(BD_DEMO / "sources"), "--limit", "1",
+                "--retry", "once"]
+    return ["--data", str(SAFEREL_DEMO), "--limit", "1"]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
+    import transformers
+
+    from eval_kit.runners.backends.hf_transformers import TransformersBackend
+
+    checkpoint = checkpoints[family]
+    seen: list[dict] = []
+    real_inputs = TransformersBackend.inputs
+
+    def spy_inputs(self, samples):
+        batch = real_inputs(self, samples)
+        image_id = self.tokenizer.convert_tokens_to_ids(checkpoint.image_token)
+        seen.append({"text": self.tokenizer.decode(batch["input_ids"][0]),
+                     "image_tokens": int((batch["input_ids"] == image_id).sum()),
+                     "pixels": any("pixel_values" in k for k in batch), "images": sum(len(s.images) for s in samples),
+                     "model": type(self.model).__name__ if self.model is not None else None})
+        return batch
+
+    monkeypatch.setattr(TransformersBackend, "inputs", spy_inputs)
+    loaded_by = []
+    auto_name = AUTO_CLASS.get(family, "AutoModelForImageTextToText")
+    real_from_pretrained = getattr(transformers, auto_name).from_pretrained.__func__
+
+    def spy_from_pretrained(cls, *args, **kwargs):
+        loaded_by.append((cls.__name__, kwargs.get("trust_remote_code")))
+        return real_from_pretrained(cls, *args, **kwargs)
+
+    monkeypatch.setattr(getattr(transformers, auto_name), "from_pretrained", classmethod(spy_from_pretrained))
+    for bench in ("movsafebench", "bd-hazardvlm", "saferelbench"):
+        seen.clear()
+        out = tmp_path / bench
+        result = CliRunner().invoke(cli, ["eval", bench, "--model", str(checkpoint.folder), "--backend", "transformers",
+                                          *benchmark_args(bench, movsafe_data), "--max-new-tokens", "2",
+                                          "--max-pixels", str(56 * 56), "--device", "cpu", "--no-progress",
+                                          "--out", str(out)])
+        assert result.exit_code == 0, (family, bench, result.output)
+        assert seen, (family, bench)
+        for batch in seen:
+            assert TEMPLATE_MARK[family] in batch["text"], (family, bench, batch["text"][:300])
+            assert batch["model"] == checkpoint.model_class
+            if batch["images"]:  # images reach the model: expanded into image tokens, pixels in the batch
+                assert batch["pixels"] and batch["image_tokens"] >= batch["images"], (family, bench, batch)
+            else:
+                assert batch["image_tokens"] == 0
+        assert any(batch["images"] for batch in seen) == (bench != "saferelbench")
+        records = [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()]
+        predictions = (out / "predictions.jsonl").read_text().splitlines()
+        assert records and all(isinstance(r["response"], str) for r in records)
+        assert len(predictions) == len({r["id"] for r in records})
+        meta = json.loads((out / "metadata.json").read_text())
+        assert meta["backend"] == "transformers" and "checkpoint" in meta["settings"]
+    assert loaded_by and all(name == auto_name and trust is False for name, trust in loaded_by), loaded_by
