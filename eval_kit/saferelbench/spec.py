@@ -80,6 +80,9 @@ VARIANT_ALIASES: dict[str, str] = {
     "action_grounded": "action_grounded", "actiongrounded": "action_grounded",
 }
 
+# where a sample's hazard object comes from: the activity's own objects, or added to its scene
+HAZARD_OBJECT_SOURCES: tuple[str, ...] = ("activity", "added")
+
 GATES: tuple[str, ...] = ("always", "on_completion", "after_trigger")
 
 AGENT_SYNSET = "agent.n.01"
@@ -118,5 +121,8 @@ def features():
             "process_goals": datasets.Value("string"),
             "termination_goals": datasets.Value("string"),
             "reference_plan": datasets.Value("string"),
+            # hazard objects added to the activity's scene ([] when the hazard object is the activity's own)
+            "added_objects": datasets.Value("string"),
+            "hazard_object": datasets.ClassLabel(names=list(HAZARD_OBJECT_SOURCES)),
         }
     )
