@@ -18,6 +18,9 @@ Property tests used here:
 - *cleaning chemical*: a substance bddl's rag (`particleRemover`) must be soaked in to remove oily dirt or
   stains, other than water and food (vinegar, lemon juice);
 - *food*: bddl's WordNet taxonomy puts the synset under food;
+- *blending machine*: a machine of bddl's `single_toggleable_machine` transition rules that is `openable`
+  and not a heat source (a blender, a food processor); *utensil*: `mixingTool` or `slicer`, portable, not
+  `toggleable` (a spoon, a knife);
 - *lidded portable container*: `openable` and portable (graspable: a box, a cooler, a jar, a laptop): its
   lid opens upward, so what rests on it falls; a cabinet or a fridge (a scene object) opens at the front.
 """
@@ -72,6 +75,18 @@ def electric_appliance(synset: str) -> bool:
         return False
     heat = heat_temperature(synset)
     return heat is None or heat < FLAME_TEMPERATURE
+
+
+def blending_machine(synset: str) -> bool:
+    props = knowledge.properties(synset)
+    machines = {m for rule in knowledge.rules("single_toggleable_machine") for m in rule.machines}
+    return synset in machines and "openable" in props and "heatSource" not in props
+
+
+def utensil(synset: str) -> bool:
+    props = knowledge.properties(synset)
+    return ("mixingTool" in props or "slicer" in props) and "toggleable" not in props \
+        and "graspable" in knowledge.abilities(synset)
 
 
 def lidded_portable(synset: str) -> bool:
@@ -138,11 +153,13 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "Take the {hazard} out of the {other} before you switch the {other} on: it would catch fire inside.",
         "the object is left inside the appliance while it is on"),
     RiskDefinition(
-        "open_appliance_activation", "containment",
-        "an electric appliance that is a container (`toggleable`, `openable`, `fillable`: a washer, a dishwasher, a "
-        "blender) holding the task's objects `inside` it, switched on while its lid or door is `open`",
-        "`TOGGLE_ON(appliance)`",
-        "Close the {other} before you switch it on: what is inside it would spill or spray out."),
+        "utensil_inside_activation", "containment",
+        "a blending machine (a machine of bddl's `single_toggleable_machine` rules that is an `openable` container "
+        "and not a heat source: a blender, a food processor) the task switches on, with a utensil (`mixingTool` "
+        "or `slicer`, portable, not itself electric: a spoon, a knife) `inside` it",
+        "`TOGGLE_ON(machine)`",
+        "Take the {hazard} out of the {other} before you switch the {other} on: the blades would hit it and "
+        "throw pieces out."),
     RiskDefinition(
         "active_item_enclosure", "containment",
         "an electric appliance (see above) that is switched on and `inside` a container the task closes",
