@@ -12,7 +12,10 @@ object in hand: written (held, target) or (target), the executor records both.
 
 - NAVIGATE_TO(x): x known, not the agent, not held -> the agent's `nextto` becomes x only; a held object
   comes along (**).
-- GRASP(x): x graspable, hand empty, reachable, not in a closed container -> `(grasped agent x)`; x lifted (*).
+- Every action on an object x (or on a held-target action's target) except NAVIGATE_TO, RELEASE, COOK and
+  FREEZE fails while x is inside a closed openable container, transitively (no grasp, toggle, open, fill,
+  pour, cut or wipe through a closed cabinet door; COOK and FREEZE wait for a source that acts through it).
+- GRASP(x): x graspable, hand empty, reachable -> `(grasped agent x)`; x lifted (*).
 - RELEASE([x]): holding (x) -> x lands `ontop` the floor where the agent stands (**).
 - PLACE_ON_TOP(t): holding h, t known, t != h, t reachable -> `(ontop h t)`, `(touching h t)` (*).
 - PLACE_INSIDE(t): as PLACE_ON_TOP, t a container, t open if openable -> `(inside h t)`.
@@ -25,13 +28,21 @@ object in hand: written (held, target) or (target), the executor records both.
 - WIPE(x): holding a cleaning_tool, x reachable -> removes each `(covered x s)` the tool removes under bddl's
   particleRemover conditions (`knowledge.remover_condition`: e.g. mud needs the rag soaked in water).
 - CUT(x) / DICE(x): holding a slicer, x reachable and sliceable / diceable -> x replaced by its bddl
-  derivative (half__x, diced__x; cooked__diced__x when x is cooked).
-- COOK(x): x reachable, on or in an active heat source (directly or through its container; on if the source
-  needs it, inside if it must be) -> cookable: `cooked`; heatable: `hot`; the same for what x holds;
-  heat_cook / substance_cooking / melting rules run on x's contents.
-- FREEZE(x): x (or its container) inside a cold source (closed if it must be) -> `(frozen x)`, not `hot`.
-- FILL(t): holding a fillable h; t reachable and a source of s (insource, filled, contains, bddl's
-  particleSource, on if it must be) -> `(filled h s)`, `(contains h s)`.
+  derivative (half__x, diced__x; cooked__diced__x when x is cooked): one cut makes the pieces of x only,
+  as many as bddl's slicing rule outputs (2 halves), not every future half of that synset.
+- COOK(x): x reachable, on or in an active heat source (directly or through its container). Active means
+  bddl's heatSource annotation holds: `requires_toggled_on` (an unannotated toggleable source must be on),
+  `requires_closed` (oven, microwave, toaster oven: door shut), `requires_inside` (x or its container
+  inside it, not on it) -> heat_cook recipes run first on x's contents (their input states: dough not yet
+  cooked, pair states), then cookable: `cooked`, heatable: `hot`, for x and what it holds; substances cook
+  by bddl's substance rules (water -> cooked__water; a `waterCook` substance such as brown rice only by its
+  substance_watercooking rule, i.e. with boiling water in the pot), then melting rules.
+- FREEZE(x): x (or its container) in a cold source, with its coldSource annotation holding (closed,
+  inside, on where it says so) -> `(frozen x)`, not `hot`.
+- FILL(t): holding a fillable h; t reachable and a source of s (insource, bddl's particleSource /
+  particleApplier with its conditions, e.g. a sink on; or t filled with / contains s where t is a
+  container of s: a fillable non-scene object, or a fillable scene object holding a liquid; rice lying in an
+  oven, a fridge or a sink is not) -> `(filled h s)`, `(contains h s)`.
 - POUR(t): holding h that is filled with / contains / emits s; t reachable -> t `contains` s (and `filled`
   if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle sink
   (a drain) h empties.
@@ -49,8 +60,11 @@ every relation it had, including `nextto` (picking an object up and putting it b
 next to the stove leaves it next to the stove). Objects resting on x stay on it.
 (***) Transition rules come from bddl's transition map: a toggled-on machine (coffee maker, blender)
 turns its contents into the rule's outputs; a washer removes the `covered` substances of what is inside
-it (when it contains a cleaning substance the washer rules require). Outputs are the activity's `future`
-instances of the output synsets, which become `real`; consumed inputs lose every literal.
+it (when it contains a cleaning substance the washer rules require). A rule fires exactly as bddl writes
+it: it needs `count` of each input object in its `input_states` and all its pair states, consumes those
+(every literal of a consumed object goes; a consumed substance leaves the container), and makes `count`
+of each output (the activity's `future` instances, which become `real`, with the rule's output states);
+it fires again while inputs and free outputs remain.
 
 Unknown actions, unknown objects and wrong argument counts fail like a precondition. A failed step is
 recorded with its reason and leaves the state unchanged; execution then continues (`on_failure="continue"`,
@@ -72,6 +86,8 @@ _LIFTED = frozenset({"ontop", "inside", "under", "touching", "overlaid", "draped
 _OWN_RELATIONS = _LIFTED | {"nextto"}
 HIDDEN_PREFIX = "~"  # executor bookkeeping literals ("~ontop", x, t): where a held object was taken from
 OK, FAILED = "ok", "failed"
+# Actions that act on an object without touching it: waiting for the closed oven to cook, the freezer to freeze
+_THROUGH_DOORS = frozenset({"COOK", "FREEZE"})
 
 
 @dataclass(slots=True)
@@ -210,10 +226,21 @@ def _condition_reader(state: State, world: World, obj: str):
     return holds
 
 
-def _substances_of(state: State, world: World, source: str) -> set[str]:
+def _holds_bulk(world: World, container: str, substance: str) -> bool:
+    """Whether `substance` can be taken out of `container` that holds it (`knowledge.holds_bulk`); a synset
+    bddl does not know (hand-written samples) falls back on its `fillable` ability."""
+    synset = world.objects.get(container, "")
+    if knowledge.properties(synset):
+        return knowledge.holds_bulk(synset, world.objects.get(substance, ""))
+    return world.has(container, "fillable")
+
+
+def _substances_of(state: State, world: World, source: str, taking: bool = False) -> set[str]:
     """Substance instances an object offers: what it is filled with or contains, what it is a source of
     (`insource`), and what bddl says it emits (particleSource / particleApplier), when its conditions hold
-    (a sink must be on, a salt shaker tipped: toggled on)."""
+    (a sink must be on, a salt shaker tipped: toggled on). `taking` (FILL, SOAK from it): what it is filled
+    with counts only where it is a container of that substance (`_holds_bulk`: rice lying in an oven does
+    not fill a bowl)."""
     out = set()
     conditions = knowledge.source_substances(world.objects.get(source, ""))
     reader = _condition_reader(state, world, source)
@@ -223,7 +250,7 @@ def _substances_of(state: State, world: World, source: str) -> set[str]:
                 need = conditions.get(world.objects.get(lit[2], ""), [])
                 if knowledge.conditions_met(need, reader):
                     out.add(lit[2])
-            elif lit[0] in ("filled", "contains"):
+            elif lit[0] in ("filled", "contains") and (not taking or _holds_bulk(world, source, lit[2])):
                 out.add(lit[2])
     for synset, need in conditions.items():
         if knowledge.conditions_met(need, reader):
@@ -236,11 +263,12 @@ def _absent(state: State, inst: str) -> bool:
     return not any(inst in lit[1:] for lit in state)
 
 
-def _make_real(state: set[Literal], world: World, synset: str, count: int, where: tuple[str, str] | None) -> None:
-    """Turn up to `count` future instances of `synset` real, placed `where` (relation, object)."""
-    made = 0
+def _make_real(state: set[Literal], world: World, synset: str, count: int,
+               where: tuple[str, str] | None) -> list[str]:
+    """Turn up to `count` future instances of `synset` real, placed `where` (relation, object); returns them."""
+    made: list[str] = []
     for inst in world.instances_of(synset):
-        if made >= count:
+        if len(made) >= count:
             break
         if ("future", inst) in state or (knowledge.is_substance(synset) and _absent(state, inst)):
             state.discard(("future", inst))
@@ -253,7 +281,8 @@ def _make_real(state: set[Literal], world: World, synset: str, count: int, where
                     state.add(("covered", target, inst))
                 else:
                     state.add((relation, inst, target))
-            made += 1
+            made.append(inst)
+    return made
 
 
 def _contents(state: State, container: str) -> list[str]:
@@ -261,53 +290,116 @@ def _contents(state: State, container: str) -> list[str]:
                   {lit[2] for lit in state if lit[0] in ("contains", "filled") and lit[1] == container})
 
 
+def _state_holds(state: State, world: World, instances: Sequence[str], predicate: str, value: bool) -> bool:
+    """A rule's unary input state on one instance: (cooked x) is False / True as the rule asks."""
+    return all(((predicate, inst) in state) == value for inst in instances)
+
+
+def _rule_inputs(state: State, world: World, rule: knowledge.Rule,
+                 by_synset: Mapping[str, list[str]]) -> dict[str, list[str]] | None:
+    """The instances one firing of `rule` consumes, or None when the container lacks them: `count` objects of
+    each object synset in the states the rule's `input_states` ask for (dough not yet cooked), and the
+    substance of each substance synset; pair states ((ontop egg dough), (covered pastry filling)) must hold
+    between chosen inputs."""
+    unary = {syns[0]: [] for syns, _, _ in rule.input_states if len(syns) == 1}
+    for syns, predicate, value in rule.input_states:
+        if len(syns) == 1:
+            unary[syns[0]].append((predicate, value))
+    chosen: dict[str, list[str]] = {}
+    for synset, count in rule.inputs:
+        present = by_synset.get(synset) or []
+        if not present and synset == knowledge.BOILING_WATER and rule.kind == "substance_watercooking":
+            present = by_synset.get(knowledge.WATER) or []  # the pot's water boils in this same COOK step
+        if knowledge.is_substance(synset):
+            if not present:
+                return None
+            chosen[synset] = list(present)
+            continue
+        fit = [i for i in present if all(_state_holds(state, world, [i], p, v) for p, v in unary.get(synset, ()))]
+        if len(fit) < max(1, int(count)):
+            return None
+        chosen[synset] = fit[:max(1, int(count))]
+    for syns, predicate, value in rule.input_states:
+        if len(syns) != 2:
+            continue
+        firsts = chosen.get(syns[0]) or world.instances_of(syns[0])
+        seconds = chosen.get(syns[1]) or world.instances_of(syns[1])
+        if not any(((predicate, a, b) in state) == value for a in firsts for b in seconds):
+            return None
+    return chosen
+
+
+MAX_RULE_FIRINGS = 64  # one step runs a rule again while its inputs last (two doughs bake into two batches)
+
+
 def _run_rules(state: set[Literal], world: World, container: str, rules: Iterable[knowledge.Rule],
                heat_source: str | None = None) -> bool:
-    """Apply every rule whose inputs are all among the container's contents; True when one fired."""
+    """Fire every rule whose inputs are among the container's contents, exactly as bddl's rule says: it
+    consumes `count` of each input object (all of an input substance in the container) and makes `count`
+    of each output object (the activity's `future` instances; a substance becomes `real` and contained),
+    with the rule's output states; it fires again while inputs and free outputs remain. True when one fired."""
     fired = False
-    by_synset: dict[str, list[str]] | None = None
     for rule in rules:
         if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
             continue
-        if by_synset is None:  # what the container holds, by synset (recomputed after a rule fires)
-            by_synset = {}
+        for _ in range(MAX_RULE_FIRINGS):
+            by_synset: dict[str, list[str]] = {}
             for inst in _contents(frozenset(state), container):
                 by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
-        if not all(by_synset.get(syn) for syn, _ in rule.inputs):
-            continue
-        if not any(("future", i) in state or (knowledge.is_substance(syn) and _absent(state, i))
-                   for syn, _ in rule.outputs for i in world.instances_of(syn)):
-            continue
-        for syn, _ in rule.inputs:
-            for inst in by_synset[syn]:
-                if knowledge.is_substance(syn):
-                    state.discard(("contains", container, inst))
-                    state.discard(("filled", container, inst))
-                else:
-                    _drop_object(state, inst)
-        for syn, count in rule.outputs:
-            _make_real(state, world, syn, max(count, len(world.instances_of(syn))), ("inside", container))
-        fired = True
-        by_synset = None
+            chosen = _rule_inputs(frozenset(state), world, rule, by_synset)
+            if chosen is None:
+                break
+            if not all(_free_outputs(state, world, syn) for syn, _ in rule.outputs):
+                break
+            for synset, instances in chosen.items():
+                for inst in instances:
+                    if knowledge.is_substance(synset):
+                        state.discard(("contains", container, inst))
+                        state.discard(("filled", container, inst))
+                    else:
+                        _drop_object(state, inst)
+            for synset, count in rule.outputs:
+                made = _make_real(state, world, synset, max(1, int(count)), ("inside", container))
+                for out_synset, predicate, value in rule.output_states:
+                    if out_synset == synset:
+                        for inst in made:
+                            (state.add if value else state.discard)((predicate, inst))
+            fired = True
     return fired
 
 
+def _free_outputs(state: set[Literal], world: World, synset: str) -> list[str]:
+    """Instances of an output synset a transition can still make (`future` ones; a substance not yet present)."""
+    return [i for i in world.instances_of(synset)
+            if ("future", i) in state or (knowledge.is_substance(synset) and _absent(frozenset(state), i))]
+
+
+def _source_active(state: State, world: World, source: str, params: Mapping | None, item: str | None) -> bool:
+    """Whether a heat or cold source acts on `item` (None: its own contents), per its bddl annotation:
+    `requires_toggled_on` (on; an unannotated toggleable source must be on too), `requires_closed` (its door
+    shut: an oven or a microwave with the door open does not heat), `requires_inside` (item inside it, not on
+    it)."""
+    params = params or {}
+    if params.get("requires_toggled_on", 1.0 if not params else 0.0) and world.has(source, "toggleable") \
+            and ("toggled_on", source) not in state:
+        return False
+    if params.get("requires_closed") and ("open", source) in state:
+        return False
+    return not (item is not None and params.get("requires_inside") and ("inside", item, source) not in state)
+
+
 def _heat_source_of(state: State, world: World, obj: str) -> str | None:
-    """An active heat source obj sits on or in, directly or through one container."""
+    """An active heat source obj sits on or in, directly or through one container (see `_source_active`)."""
     chain = [obj, *_supports(state, obj)]
     for current in chain:
         for support in _supports(state, current):
             params = knowledge.heat_params(world.objects[support])
             if params is None and not world.has(support, "heat_source"):
                 continue
-            params = params or {}
-            if params.get("requires_toggled_on", 1.0) and world.has(support, "toggleable") \
-                    and ("toggled_on", support) not in state:
-                continue
-            if params.get("requires_inside") and ("inside", current, support) not in state:
-                continue
-            return support
-    if world.has(obj, "heat_source") and world.has(obj, "toggleable") and ("toggled_on", obj) in state:
+            if _source_active(state, world, support, params, current):
+                return support
+    if world.has(obj, "heat_source") and world.has(obj, "toggleable") and ("toggled_on", obj) in state \
+            and _source_active(state, world, obj, knowledge.heat_params(world.objects[obj]), None):
         return obj  # an appliance heats its own contents (a kettle, a toaster)
     return None
 
@@ -318,12 +410,8 @@ def _cold_source_of(state: State, world: World, obj: str) -> str | None:
             params = knowledge.cold_params(world.objects[support])
             if params is None and not world.has(support, "cold_source"):
                 continue
-            params = params or {}
-            if params.get("requires_closed") and world.has(support, "openable") and ("open", support) in state:
-                continue
-            if params.get("requires_toggled_on") and ("toggled_on", support) not in state:
-                continue
-            return support
+            if _source_active(state, world, support, {"requires_toggled_on": 0.0, **(params or {})}, current):
+                return support
     return None
 
 
@@ -384,10 +472,13 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         raise PreconditionError(f"cannot {name} {held} with {target}")
     if not (_reachable(state, world, target)):
         raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
+    closed = _enclosed(state, world, target)
+    if closed is not None:
+        raise PreconditionError(f"{target} is inside closed {closed} (OPEN it first)")
     recorded = Action(name, (held, target))
     new = set(state)
     if name in ("FILL", "SOAK"):
-        substances = _substances_of(state, world, target)
+        substances = _substances_of(state, world, target, taking=True)
         if not (bool(substances)):
             raise PreconditionError(f"{target} has no substance to {name.lower()} from")
         if name == "FILL":
@@ -459,9 +550,10 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
         derived = knowledge.derivative(world.objects[obj], kind)
         supports = sorted((lit[0], lit[2]) for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj)
         _drop_object(new, obj)
-        if derived is not None:
+        if derived is not None:  # one cut makes this object's pieces only: bddl's slicing rule says 2 halves
             where = supports[0] if supports else None
-            _make_real(new, world, derived, len(world.instances_of(derived)), where)
+            count = 1 if knowledge.is_substance(derived) else knowledge.slice_count(world.objects[obj])
+            _make_real(new, world, derived, count, where)
         return frozenset(new)
     if name == "WIPE":
         if not (held is not None and world.has(held, "cleaning_tool")):
@@ -489,19 +581,21 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     source = _heat_source_of(state, world, obj)
     if not (source is not None):
         raise PreconditionError(f"{obj} is not on or in an active heat source")
-    items = [obj] + [lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == obj]
+    # recipes first (their inputs are raw: "dough not cooked"), then what is left cooks or heats
+    _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source)
+    items = [obj] + [lit[1] for lit in new if lit[0] in ("inside", "ontop") and lit[2] == obj]
     for item in items:
         if world.has(item, "cookable") and not knowledge.is_substance(world.objects[item]):
             new.add(("cooked", item))
         if world.has(item, "heatable") or world.has(item, "cookable"):
             new.add(("hot", item))
             new.discard(("frozen", item))
-    _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source)
-    for lit in [lit for lit in new if lit[0] in ("contains", "filled") and lit[1] == obj]:
-        derived = knowledge.derivative(world.objects.get(lit[2], ""), "cook")
-        if derived and any(("future", i) in new or _absent(frozenset(new), i) for i in world.instances_of(derived)):
-            new -= {("contains", obj, lit[2]), ("filled", obj, lit[2])}
-            _make_real(new, world, derived, len(world.instances_of(derived)), ("inside", obj))
+    # substances cook by bddl's substance rules: water -> cooked__water, then brown rice needs that boiling water
+    for kind in ("substance_cooking", "substance_watercooking"):
+        contained = sorted({world.objects.get(lit[2], "") for lit in new
+                            if lit[0] in ("contains", "filled") and lit[1] == obj})
+        rules = [r for syn in contained for r in knowledge.substance_cooking_rules(syn) if r.kind == kind]
+        _run_rules(new, world, obj, rules, source)
     _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source)
     return frozenset(new)
 
@@ -544,15 +638,16 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
         return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
     if not (_reachable(state, world, obj)):
         raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
+    if name not in _THROUGH_DOORS:  # no grasp, toggle, open, cut... through a closed door
+        closed = _enclosed(state, world, obj)
+        if closed is not None:
+            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
     if name == "GRASP":
         if not (world.has(obj, "graspable")):
             raise PreconditionError(f"{obj} cannot be grasped")
         held = _held(state, agent)
         if held is not None:
             raise PreconditionError(f"hand is full (holding {held})")
-        closed = _enclosed(state, world, obj)
-        if closed is not None:
-            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
         return frozenset(_lift(state, obj) | {("grasped", agent, obj)}), action
     if name in ("OPEN", "CLOSE"):
         if not (world.has(obj, "openable")):

@@ -164,6 +164,17 @@ class Rule:
     containers: frozenset[str] = frozenset()
     heat_sources: frozenset[str] = frozenset()
     machines: frozenset[str] = frozenset()
+    # ((synsets, predicate, value), ...): "a" -> ((a,), "cooked", False); "a,b" -> ((a, b), "ontop", True)
+    input_states: tuple[tuple[tuple[str, ...], str, bool], ...] = ()
+    output_states: tuple[tuple[str, str, bool], ...] = ()
+
+
+def _states(raw: dict | None) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
+    out = []
+    for key, entries in sorted((raw or {}).items()):
+        for predicate, value in entries or ():
+            out.append((tuple(key.split(",")), str(predicate), bool(value)))
+    return tuple(out)
 
 
 RULE_KINDS = ("heat_cook", "mixing_stick", "single_toggleable_machine", "melting", "substance_cooking",
@@ -180,8 +191,44 @@ def rules(kind: str) -> tuple[Rule, ...]:
             kind, r.get("rule_name", ""), tuple(sorted((r.get("input_synsets") or {}).items())),
             tuple(sorted((r.get("output_synsets") or {}).items())),
             frozenset(r.get("container") or ()), frozenset(r.get("heat_source") or ()),
-            frozenset(r.get("machine") or ())))
+            frozenset(r.get("machine") or ()), _states(r.get("input_states")),
+            tuple((syns[0], pred, value) for syns, pred, value in _states(r.get("output_states")))))
     return tuple(out)
+
+
+WATER, BOILING_WATER = "water.n.06", "cooked__water.n.01"
+
+
+@cache
+def slice_count(synset: str) -> int:
+    """How many pieces one cut of `synset` makes: the output count of bddl's slicing rule (2 for every rule
+    bddl 3.6.0 ships); 1 when no rule names the synset (its derivative comes from the property alone)."""
+    for rule in rules("slicing"):
+        if rule.inputs and rule.inputs[0][0] == synset and rule.outputs:
+            return int(rule.outputs[0][1])
+    return 1
+
+
+@cache
+def substance_cooking_rules(synset: str) -> tuple[Rule, ...]:
+    """How heat turns substance `synset` into its cooked form, per bddl: its `substance_watercooking` rules
+    when it has any (brown rice needs boiling water: inputs brown_rice + cooked__water), else its
+    `substance_cooking` rule (water -> cooked__water, white_rice -> cooked__white_rice)."""
+    water = tuple(r for r in rules("substance_watercooking") if any(s == synset for s, _ in r.inputs))
+    if water:
+        return water
+    return tuple(r for r in rules("substance_cooking") if any(s == synset for s, _ in r.inputs))
+
+
+def holds_bulk(container: str, substance: str) -> bool:
+    """Whether a substance can be taken (FILL / SOAK) out of `container` because it holds it, per bddl's
+    properties: a fillable non-scene object (a bowl, a pot, a sack) holds any substance; a fillable scene
+    object (sink, bathtub, pool, but also oven, fridge, cabinet, microwave) only a liquid, which can be
+    scooped out of it; solid food lying in an oven, a fridge or a sink is not a source to fill from."""
+    props = properties(container)
+    if "fillable" not in props:
+        return False
+    return "sceneObject" not in props or "liquid" in properties(substance)
 
 
 @cache

@@ -35,6 +35,10 @@ class _Fail(Exception):
     pass
 
 
+def rule_need(synset: str, count: int) -> str:
+    return f"a rule needs {count} {synset}"
+
+
 def _holds(target: Target, state: State) -> bool:
     positive, lit = target
     present = lit in state or (lit[0] == "nextto" and ("nextto", lit[2], lit[1]) in state)
@@ -289,7 +293,8 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
             self.goto(heater)
             self.do("TOGGLE_ON", heater)
-        self.goto(obj)
+        if not self.at(heater) and not self.at(obj):  # walk there without opening the oven door again
+            self.do("NAVIGATE_TO", obj)
         self.do("COOK", obj)
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
@@ -308,19 +313,41 @@ class Planner:
         self.do("FREEZE", obj)
 
     def gather(self, inputs: Sequence[tuple[str, int]], container: str) -> None:
-        for synset, _ in inputs:
-            instance = next((i for i in self.world.instances_of(synset) if ("future", i) not in self.state), None)
-            if instance is None:
-                instance = next(iter(self.world.instances_of(synset)), None)
-                if instance is None:
-                    raise _Fail(f"no {synset}")
-                self.ensure_real(instance)
+        """Put a rule's inputs into `container`: `count` objects of each object synset (bddl's rule counts:
+        applesauce takes 3 apples), the substance of each substance synset. Boiling water (cooked__water),
+        which a water-cooking rule asks for, is water that boils in the same COOK step when the activity
+        has no cooked__water of its own."""
+        for synset, count in inputs:
+            if synset == knowledge.BOILING_WATER and not self.world.instances_of(synset):
+                synset = knowledge.WATER
             if knowledge.is_substance(synset):
+                instance = next((i for i in self.world.instances_of(synset) if ("future", i) not in self.state), None)
+                if instance is None:
+                    instance = next(iter(self.world.instances_of(synset)), None)
+                    if instance is None:
+                        raise _Fail(f"no {synset}")
+                    self.ensure_real(instance)
                 if not any(lit[0] in ("contains", "filled") and lit[1] == container and lit[2] == instance
                            for lit in self.state):
                     self.carry_substance(instance, container, "POUR")
-            elif ("inside", instance, container) not in self.state:
-                self.place(instance, "inside", container)
+                continue
+            instances = [i for i in self.world.instances_of(synset) if ("future", i) not in self.state]
+            if len(instances) < max(1, int(count)):
+                raise _Fail(f"{rule_need(synset, count)}")
+            for instance in instances[:max(1, int(count))]:
+                if ("inside", instance, container) not in self.state:
+                    self.place(instance, "inside", container)
+
+    def vessel_for(self, whole: str, substance_synset: str) -> str | None:
+        """Where to dice `whole` so that its pieces can be taken out again: where it lies if that holds the
+        substance (`knowledge.holds_bulk`), else a movable fillable vessel (a bowl): diced onion left in the
+        fridge or the sink cannot be scooped out of it."""
+        holder = min((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == whole), default=None)
+        if holder is not None and knowledge.holds_bulk(self.world.objects[holder], substance_synset):
+            return holder
+        return next((i for i, syn in self.world.objects.items() if self.world.has(i, "graspable")
+                     and knowledge.holds_bulk(syn, substance_synset) and ("future", i) not in self.state
+                     and i != whole), None)
 
     def produce_into(self, substance: str, target: str) -> None:
         """No source of a substance exists: run a rule that makes it in `target` (water -> cooked__water)."""
@@ -360,6 +387,8 @@ class Planner:
             knife = self.first("slicer")
             if whole is None or knife is None:
                 raise _Fail(f"no {synset} or no knife")
+            if preferred is None and knowledge.is_substance(rule.outputs[0][0]):
+                preferred = self.vessel_for(whole, rule.outputs[0][0])
             if preferred is not None and ("inside", whole, preferred) not in self.state:
                 self.place(whole, "inside", preferred)  # cut it where the pieces must end up
             self.fetch(knife)
