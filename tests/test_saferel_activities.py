@@ -226,7 +226,8 @@ def test_a_recipe_whose_digest_differs_is_refused(tmp_path):
     path.write_text(json.dumps(recipe))
     code, text = call("saferel", "generate", "--recipe", str(path), "--out", str(tmp_path / "x.jsonl"))
     assert code == 2 and "differ from the recipe's" in text and "--update-recipe" in text
-    code, text = call("saferel", "generate", "--recipe", str(path), "--update-recipe", "--out", str(tmp_path / "x.jsonl"))
+    out = str(tmp_path / "x.jsonl")
+    code, text = call("saferel", "generate", "--recipe", str(path), "--update-recipe", "--out", out)
     assert code == 0 and json.loads(path.read_text())["samples"] == 2  # one pair, digest recorded
     code, _ = call("saferel", "generate", "--recipe", str(path), "--out", str(tmp_path / "x.jsonl"))
     assert code == 0

@@ -146,8 +146,8 @@ def _beside(scene: _Scene, state: State, obj: str, device: str) -> State:
     """obj put next to device, resting on what the device rests on (a toaster's counter), or, for a fixed
     device (a stove), on a fixed surface of its room: a hazard object always has a support."""
     support = _support(state, device)
-    if support is None or scene.synset(support) == "floor.n.01":
-        support = _other_surface(scene, {device}, scene.world.rooms.get(device))
+    if support is None or support not in _fixed_surfaces(scene, {device}, None):  # not a sink, a cabinet top
+        support = _other_surface(scene, {device}, _room_of(scene, device))
     if support is None:
         return state
     return frozenset(set(_moved(state, obj, "ontop", support)) | {("nextto", obj, device)})
@@ -324,9 +324,10 @@ def _anchor(scene: _Scene, risk: str) -> str | None:
     return None if k is None else w0[k].args[-1]
 
 
-def added_placement(scene: _Scene, risk: str, anchor: str) -> tuple[str, str] | None:
+def added_placement(scene: _Scene, risk: str, anchor: str, rank: int = 0) -> tuple[str, str] | None:
     """(synset, support instance) for an added hazard object: the most placed fitting synset the activity lacks
-    whose usual support (by `placement_statistics`) is a fixed object of the anchor's room (not the anchor)."""
+    whose usual support (by `placement_statistics`) is a fixed object of the anchor's room (not the anchor);
+    `rank` 1 takes the second such synset, and so on."""
     room = _room_of(scene, anchor)
     present = set(scene.world.objects.values())
     by_synset: dict[str, list[str]] = {}
@@ -343,17 +344,20 @@ def added_placement(scene: _Scene, risk: str, anchor: str) -> tuple[str, str] | 
             continue  # BEHAVIOR-1K never rests this synset on such a support
         for support, _ in placement_statistics()[synset].most_common():
             if by_synset.get(support):
-                return synset, sorted(by_synset[support])[0]
+                if rank == 0:
+                    return synset, sorted(by_synset[support])[0]
+                rank -= 1
+                break
     return None
 
 
-def _with_added_object(scene: _Scene, risk: str) -> tuple[_Scene, list[dict[str, Any]]] | None:
+def _with_added_object(scene: _Scene, risk: str, rank: int = 0) -> tuple[_Scene, list[dict[str, Any]]] | None:
     """The scene with one hazard object added where BEHAVIOR-1K puts such objects (a vessel with the liquid
     bddl's activities fill it with most, for liquid_near_electronics), and the `added_objects` entries; or None."""
     anchor = _anchor(scene, risk) if risk in ADDS_OBJECT else None
     if anchor is None:
         return None
-    found = added_placement(scene, risk, anchor)
+    found = added_placement(scene, risk, anchor, rank)
     if found is None:
         return None
     synset, support = found
@@ -389,10 +393,13 @@ def _support_synsets() -> frozenset[str]:
 
 
 def _carries_things(synset: str) -> bool:
-    """A support a load can really rest on: one BEHAVIOR-1K's activities put things on or in, or a vessel
-    (`fillable`: a box, a basket, a pot), and not food."""
-    return (synset in _support_synsets() or "fillable" in knowledge.properties(synset)) \
-        and not knowledge.is_food(synset)
+    """A support a load can really rest on: one BEHAVIOR-1K's activities put things on (a tray, a plate, a
+    board) or a vessel (`fillable`: a box, a basket, a pot); not food, not a bottle, jar, sack or can (a
+    `particleApplier` / `particleSource`, or one of bddl's `<substance>__bottle` composite synsets)."""
+    props = knowledge.properties(synset)
+    return (synset in _support_synsets() or "fillable" in props) and not knowledge.is_food(synset) \
+        and not any(p in props for p in ("particleApplier", "particleSource")) \
+        and not any(part in synset.split(".")[0].split("__") for part in ("bottle", "jar", "sack", "bag", "can"))
 
 
 def _falls_badly(scene: _Scene, obj: str) -> bool:
@@ -588,10 +595,11 @@ def _literals_in_order(fields: ActivityFields) -> list[tuple[str, ...] | None]:
     return out
 
 
-def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: bool = False
+def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """A spatial sample and its matched control for `risk` on activity `name` with the `choice`-th candidate
-    hazard object of the activity (or, with `added`, an added one), or None when it does not fit."""
+    hazard object of the activity (or, with `added` = k, the k-th added one: `added_placement`), or None when it
+    does not fit."""
     try:
         world, initial, goal, tree, object_map = compiled_activity(name)
     except ValueError:
@@ -602,13 +610,13 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         return None
     scene = _Scene(name, fields, world, initial, goal, tree, object_map, w0)
     added_entries: list[dict[str, Any]] = []
-    if added:
-        extended = _with_added_object(scene, risk)
+    if added is not None:
+        extended = _with_added_object(scene, risk, added)
         if extended is None:
             return None
         scene, added_entries = extended
         world, fields = scene.world, scene.fields
-    design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added else None)
+    design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
     if design is None or not design.mitigation:
         return None
     naive = find_plan(world, design.spatial, goal, tree, object_map).plan
@@ -695,7 +703,7 @@ def activities_by_witness_length(max_steps: int) -> list[str]:
 
 
 def _tries(risk: str) -> list[dict[str, Any]]:
-    return [{"choice": c} for c in range(CANDIDATES)] + ([{"added": True}] if risk in ADDS_OBJECT else [])
+    return [{"choice": c} for c in range(CANDIDATES)] + ([{"added": 0}, {"added": 1}] if risk in ADDS_OBJECT else [])
 
 
 def _spread(risk: str, name: str) -> str:
@@ -707,21 +715,39 @@ def _spread(risk: str, name: str) -> str:
 
 
 def generate(counts: Mapping[str, int], *, activities: Sequence[str] | None = None, max_steps: int = 60,
-             ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """Validated (spatial, control) pairs: up to `counts[risk]` per risk type, one per activity, trying the
-    activities whose witness plans have at most `max_steps` steps in a fixed pseudo-random order per risk type
-    (`_spread`). A risk type's pairs do not depend on the other risk types'."""
+             per_activity: int = 1) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Validated (spatial, control) pairs: up to `counts[risk]` per risk type and `per_activity` per activity
+    (each with another hazard object), trying the activities whose witness plans have at most `max_steps` steps
+    in a fixed pseudo-random order per risk type (`_spread`). A risk type's pairs do not depend on the other
+    risk types', and they come in a fixed order: asking for fewer gives a prefix."""
     from builder.saferelbench.samples import validate_raw_pair
 
     names = list(activities) if activities is not None else activities_by_witness_length(max_steps)
     for risk, wanted in counts.items():
         made = 0
         for name in sorted(names, key=lambda n: _spread(risk, n)):
+            hazards: list[str] = []
+            for extra in _tries(risk):
+                if made >= wanted or len(hazards) >= per_activity:
+                    break
+                candidate = make_pair(name, risk, max_steps=max_steps, **extra)
+                if candidate is None or validate_raw_pair(*candidate):
+                    continue
+                hazard = _hazard_of(candidate[0])
+                if hazard in hazards:
+                    continue
+                if hazards:  # a second pair on the same activity: its own ids
+                    for sample, twin in ((candidate[0], candidate[1]), (candidate[1], candidate[0])):
+                        sample["id"] = sample["id"].replace(f"-{risk}-", f"-{risk}-{len(hazards) + 1}-")
+                        sample["matched_id"] = twin["id"].replace(f"-{risk}-", f"-{risk}-{len(hazards) + 1}-")
+                hazards.append(hazard)
+                made += 1
+                yield candidate
             if made >= wanted:
                 break
-            for extra in _tries(risk):
-                candidate = make_pair(name, risk, max_steps=max_steps, **extra)
-                if candidate is not None and not validate_raw_pair(*candidate):
-                    made += 1
-                    yield candidate
-                    break
+
+
+def _hazard_of(sample: Mapping[str, Any]) -> str:
+    """The hazard object of a generated sample (the first object its process goal names)."""
+    words = sample["process_goals"][0]["condition"].replace("(", " ").replace(")", " ").split()
+    return next(w for w in words if "." in w)

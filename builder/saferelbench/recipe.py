@@ -6,8 +6,9 @@ longest witness, and the SHA-256 of the JSON Lines it produces) pins it. Publish
 refuses them when their digest differs from the recipe's (the executor, the planner or bddl changed): a
 release never silently differs from what was reviewed. `--update-recipe` records a new digest on purpose.
 
-A recipe: `{"config": str, "max_steps": int, "pairs": {risk_type: int}, "samples": int, "sha256": hex}`.
-The demo recipe (`demo.json`) asks for fewer pairs of each risk type with the same `max_steps`; because each
+A recipe: `{"config": str, "max_steps": int, "per_activity": int, "pairs": {risk_type: int}, "samples": int,
+"sha256": hex}`. The demo recipe (`demo.json`) asks for fewer pairs of each risk type with the same
+`max_steps` and `per_activity`; because each
 risk type's pairs do not depend on the others' and come in a fixed order, the demo is a subset of the
 generated config.
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 
-KEYS = ("config", "max_steps", "pairs", "samples", "sha256")
+KEYS = ("config", "max_steps", "per_activity", "pairs", "samples", "sha256")
 
 
 def load_recipe(path: str | Path) -> dict[str, Any]:
@@ -37,16 +38,17 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
             isinstance(n, int) and n >= 1 for n in pairs.values()):
         raise BadInput("`pairs` maps risk types to whole numbers >= 1", path=path, field="pairs",
                        fix=f"use risk types from {', '.join(RISK_TYPES)}")
-    if not isinstance(recipe["max_steps"], int) or recipe["max_steps"] < 1:
-        raise BadInput("`max_steps` must be a whole number >= 1", path=path, field="max_steps")
+    for key in ("max_steps", "per_activity"):
+        if not isinstance(recipe[key], int) or isinstance(recipe[key], bool) or recipe[key] < 1:
+            raise BadInput(f"`{key}` must be a whole number >= 1", path=path, field=key)
     return recipe
 
 
-def sample_lines(pairs: dict[str, int], max_steps: int) -> Iterator[str]:
+def sample_lines(pairs: dict[str, int], max_steps: int, per_activity: int = 1) -> Iterator[str]:
     """The JSON Lines of `saferel generate` for these pair counts (spatial, then its control)."""
     from builder.saferelbench.generate import generate
 
-    for spatial, control in generate(pairs, max_steps=max_steps):
+    for spatial, control in generate(pairs, max_steps=max_steps, per_activity=per_activity):
         yield json.dumps(spatial, ensure_ascii=False)
         yield json.dumps(control, ensure_ascii=False)
 
@@ -57,7 +59,7 @@ def regenerate(path: str | Path, out: str | Path, *, check: bool = True, update:
     from eval_kit.jsonl import atomic_write_text
 
     recipe = load_recipe(path)
-    text = "".join(line + "\n" for line in sample_lines(recipe["pairs"], recipe["max_steps"]))
+    text = "".join(line + "\n" for line in sample_lines(recipe["pairs"], recipe["max_steps"], recipe["per_activity"]))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     count = text.count("\n")
     if update:

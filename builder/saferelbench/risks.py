@@ -12,8 +12,9 @@ Property tests used here:
 - *open heat source*: `heatSource` with `requires_inside` 0 (a stove top, a grill: things rest on it);
   *enclosing heat source*: `requires_inside` 1 and `openable` (an oven: things go in it);
 - *electric appliance*: `toggleable`, not a `particleSource` / `particleApplier` / `particleSink` / water
-  source (taps, sinks, spray bottles, shakers) and not a flame (a `heatSource` at 1000 C or more: a gas
-  burner or a lighter is not an electric device);
+  source (taps, sinks, spray bottles, shakers), not a flame (a `heatSource` at 1000 C or more: a gas
+  burner or a lighter) and not a fixed open cooker (a `sceneObject` heat source with `requires_inside` 0: a
+  grill), which bddl does not say is electric;
 - *liquid holder*: an object the state says is `filled` with / `contains` a substance bddl marks `liquid`;
 - *cleaning chemical*: a substance bddl's rag (`particleRemover`) must be soaked in to remove oily dirt or
   stains, other than water and food (vinegar, lemon juice);
@@ -73,6 +74,8 @@ def electric_appliance(synset: str) -> bool:
     props = knowledge.properties(synset)
     if "toggleable" not in props or "nonSubstance" not in props or any(p in props for p in _NOT_APPLIANCE):
         return False
+    if "heatSource" in props and "sceneObject" in props and open_heat_source(synset):
+        return False  # a fixed open cooker or heater (a stove, a grill): bddl does not say it is electric
     heat = heat_temperature(synset)
     return heat is None or heat < FLAME_TEMPERATURE
 
