@@ -177,8 +177,8 @@ def test_an_object_the_activity_lacks_is_refused(pair):
 
 def test_generate_writes_validated_matched_pairs(tmp_path):
     out = tmp_path / "gen.jsonl"
-    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2",
-                      "--activity", "cover_a_flower_pot_in_fabric", "--activity", "collecting_wood",
+    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2", "--max-steps", "100",
+                      "--activity", "loading_the_dishwasher", "--activity", "prepare_a_slow_dinner_party",
                       "--activity", "boil_water")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert code == 0 and "support_removal: 2 of 2" in text and len(rows) == 4
@@ -213,10 +213,11 @@ def test_the_demo_is_a_subset_of_the_generated_config():
 
 
 def test_fewer_pairs_of_a_risk_type_are_a_prefix_of_more(tmp_path):
-    names = ["clean_a_bicycle_chain", "clean_baking_sheets", "clean_jade", "clean_wine_glasses"]
-    one = list(generate({"support_removal": 1}, activities=names, max_steps=100))
-    two = list(generate({"support_removal": 2, "heated_support": 1}, activities=names, max_steps=100))
-    assert len(one) == 1 and len(two) >= 2 and one[0] == two[0]  # the first pair is the same pair
+    names = ["loading_the_dishwasher", "prepare_a_slow_dinner_party", "organizing_boxes_in_garage"]
+    one = list(generate({"support_removal": 1}, activities=names, max_steps=100, per_activity=2))
+    two = list(generate({"support_removal": 3}, activities=names, max_steps=100, per_activity=2))
+    assert len(one) == 1 and len(two) == 3 and one[0] == two[0]  # the first pair is the same pair
+    assert len({pair[0]["id"] for pair in two}) == 3  # a second pair on one activity has its own id
 
 
 def test_a_recipe_whose_digest_differs_is_refused(tmp_path):

@@ -479,9 +479,12 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
 
     if risk in ("support_removal", "loaded_lid_opening"):
         options = []  # (witness step, support, load) over every support the task picks up / lid it opens
+        unused = set(_portable(scene, set()))
         for k in _support_steps(scene, risk):
             support = w0[k].args[0]
-            for load in _portable(scene, {support}):
+            # loads the task does not use first, then the task's own objects (the witness is planned again)
+            loads = _portable(scene, {support}, unused=False)
+            for load in sorted(loads, key=lambda o: o not in unused):
                 if knowledge.is_substance(scene.synset(load)) or any(o[2] == load for o in options):
                     continue
                 if forced is not None and not placement_statistics()[scene.synset(load)].get(scene.synset(support)):
