@@ -1,6 +1,8 @@
-"""Correct / wrong / unparsed of the MovSafeBench and BD-HazardVLM parsers on the regression sets.
+"""Correct / wrong / unparsed of the MovSafeBench, BD-HazardVLM and SafeRelBench parsers on the regression sets.
 
-    .venv/bin/python benchmarks/parser_regression.py [--show-misses]
+    .venv/bin/python benchmarks/parser_regression.py [--show-misses] [--quick]
+
+(`--quick` is accepted for the benchmark runner; the sets are small, so it changes nothing.)
 
 The sets live in tests/parser_regression_cases.py (expected answers written before the parsers were run on
 them). "wrong" is a confident wrong answer (worse than none); "unparsed" is no answer where one was expected.
@@ -22,6 +24,9 @@ from tests.parser_regression_cases import (
     BD_HAZARDVLM_HELD_OUT,
     MOVSAFEBENCH,
     MOVSAFEBENCH_HELD_OUT,
+    SAFEREL_OBJECTS,
+    SAFERELBENCH,
+    SAFERELBENCH_HELD_OUT,
 )
 
 
@@ -41,6 +46,16 @@ def bd_verdict(response: str, expected: dict[str, Any] | None) -> str:
     return "correct" if all(name in got for name in expected) else "unparsed"
 
 
+def saferel_verdict(response: str, expected: list[str] | None) -> str:
+    from eval_kit.saferelbench.plan_parser import parse_plan
+
+    parsed = parse_plan(response, SAFEREL_OBJECTS)
+    got = None if parsed.actions is None else [str(a) for a in parsed.actions]
+    if got == expected:
+        return "correct"
+    return "unparsed" if got is None else "wrong"
+
+
 def tally(cases, verdict) -> tuple[dict[str, int], list[tuple[str, Any, str]]]:
     counts = {"correct": 0, "wrong": 0, "unparsed": 0}
     misses = []
@@ -55,11 +70,14 @@ def tally(cases, verdict) -> tuple[dict[str, int], list[tuple[str, Any, str]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="accepted for the benchmark runner (sets are small)")
     args = parser.parse_args()
     for name, cases, verdict in (("movsafebench", MOVSAFEBENCH, movsafebench_verdict),
                                  ("movsafebench held-out", MOVSAFEBENCH_HELD_OUT, movsafebench_verdict),
                                  ("bd_hazardvlm", BD_HAZARDVLM, bd_verdict),
-                                 ("bd_hazardvlm held-out", BD_HAZARDVLM_HELD_OUT, bd_verdict)):
+                                 ("bd_hazardvlm held-out", BD_HAZARDVLM_HELD_OUT, bd_verdict),
+                                 ("saferelbench", SAFERELBENCH, saferel_verdict),
+                                 ("saferelbench held-out", SAFERELBENCH_HELD_OUT, saferel_verdict)):
         counts, misses = tally(cases, verdict)
         print(f"{name}: {len(cases)} responses: {counts['correct']} correct, {counts['wrong']} wrong, "
               f"{counts['unparsed']} unparsed")

@@ -7,7 +7,7 @@ Baseline: evaluating the task goal with bddl's own compiled conditions over our 
 (`bddl.condition_evaluation.compile_state` + `evaluate_state`), i.e. what scoring would cost if each
 episode compiled its goal through bddl instead of using our cached grounded closures.
 
-    .venv/bin/python benchmarks/saferel_speed.py [--seconds 2]
+    .venv/bin/python benchmarks/saferel_speed.py [--seconds 2] [--quick]
 """
 
 from __future__ import annotations
@@ -50,7 +50,10 @@ def worst_parse_seconds(parse_plan) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--quick", action="store_true", help="0.3 s per measurement (CI smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds = min(args.seconds, 0.3)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
 

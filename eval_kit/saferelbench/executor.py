@@ -76,6 +76,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import KNOWN_ACTIONS, Action
@@ -88,6 +89,7 @@ HIDDEN_PREFIX = "~"  # executor bookkeeping literals ("~ontop", x, t): where a h
 OK, FAILED = "ok", "failed"
 # Actions that act on an object without touching it: waiting for the closed oven to cook, the freezer to freeze
 _THROUGH_DOORS = frozenset({"COOK", "FREEZE"})
+_HOLDER_ABILITIES = frozenset({"container", "openable", "fillable"})
 
 
 @dataclass(slots=True)
@@ -135,11 +137,23 @@ class World:
         return cls(dict(objects), {k: frozenset(v) for k, v in abilities.items()}, agents[0],
                    floors[0] if floors else None, dict(rooms or {}))
 
+    @cached_property
+    def holders(self) -> tuple[str, ...]:
+        """Objects that can have things inside them (container, openable or fillable), sorted."""
+        return tuple(sorted(i for i, a in self.abilities.items() if a & _HOLDER_ABILITIES))
+
     def has(self, obj: str, ability: str) -> bool:
         return ability in self.abilities.get(obj, ())
 
     def instances_of(self, synset: str) -> list[str]:
-        return [i for i, s in self.objects.items() if s == synset]
+        return list(self._by_synset.get(synset, ()))
+
+    @cached_property
+    def _by_synset(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for inst, synset in self.objects.items():
+            out.setdefault(synset, []).append(inst)
+        return {k: tuple(v) for k, v in out.items()}
 
 
 class PreconditionError(Exception):
@@ -180,18 +194,21 @@ def _reachable(state: State, world: World, obj: str) -> bool:
 
 
 def _enclosed(state: State, world: World, obj: str) -> str | None:
-    """The first closed openable container around obj (transitively), or None."""
+    """The first closed openable container around obj (transitively), or None. Only objects that can hold
+    things (container / openable / fillable abilities) are looked up: a few set probes per step instead of
+    a pass over the state."""
+    holders = world.holders
     frontier, seen = [obj], set()
     while frontier:
         current = frontier.pop()
         seen.add(current)
-        for lit in state:
-            if lit[0] == "inside" and lit[1] == current:
-                container = lit[2]
-                if world.has(container, "openable") and ("open", container) not in state:
-                    return container
-                if container not in seen:
-                    frontier.append(container)
+        for container in holders:
+            if ("inside", current, container) not in state:
+                continue
+            if world.has(container, "openable") and ("open", container) not in state:
+                return container
+            if container not in seen:
+                frontier.append(container)
     return None
 
 
@@ -285,17 +302,18 @@ def _make_real(state: set[Literal], world: World, synset: str, count: int,
     return made
 
 
-def _contents(state: State, container: str) -> list[str]:
+def _contents(state: Iterable[Literal], container: str) -> list[str]:
     return sorted({lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == container} |
                   {lit[2] for lit in state if lit[0] in ("contains", "filled") and lit[1] == container})
 
 
-def _state_holds(state: State, world: World, instances: Sequence[str], predicate: str, value: bool) -> bool:
+def _state_holds(state: State | set[Literal], world: World, instances: Sequence[str], predicate: str,
+                 value: bool) -> bool:
     """A rule's unary input state on one instance: (cooked x) is False / True as the rule asks."""
     return all(((predicate, inst) in state) == value for inst in instances)
 
 
-def _rule_inputs(state: State, world: World, rule: knowledge.Rule,
+def _rule_inputs(state: State | set[Literal], world: World, rule: knowledge.Rule,
                  by_synset: Mapping[str, list[str]]) -> dict[str, list[str]] | None:
     """The instances one firing of `rule` consumes, or None when the container lacks them: `count` objects of
     each object synset in the states the rule's `input_states` ask for (dough not yet cooked), and the
@@ -339,14 +357,25 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Iterabl
     of each output object (the activity's `future` instances; a substance becomes `real` and contained),
     with the rule's output states; it fires again while inputs and free outputs remain. True when one fired."""
     fired = False
+    by_synset: dict[str, list[str]] | None = {}  # what the container holds, by synset (recomputed on firing)
+    for inst in _contents(state, container):
+        by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
+    present = by_synset.keys()
+    rules = [r for r in rules if r.needs <= present or (r.kind == "substance_watercooking"
+                                                         and r.needs - {knowledge.BOILING_WATER} <= present)]
     for rule in rules:
         if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
             continue
         for _ in range(MAX_RULE_FIRINGS):
-            by_synset: dict[str, list[str]] = {}
-            for inst in _contents(frozenset(state), container):
-                by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
-            chosen = _rule_inputs(frozenset(state), world, rule, by_synset)
+            if by_synset is None:
+                by_synset = {}
+                for inst in _contents(state, container):
+                    by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
+            held = by_synset.keys()
+            if not rule.needs <= held and not (rule.kind == "substance_watercooking"
+                                               and rule.needs - {knowledge.BOILING_WATER} <= held):
+                break  # the common case: an input is missing altogether
+            chosen = _rule_inputs(state, world, rule, by_synset)
             if chosen is None:
                 break
             if not all(_free_outputs(state, world, syn) for syn, _ in rule.outputs):
@@ -365,6 +394,7 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Iterabl
                         for inst in made:
                             (state.add if value else state.discard)((predicate, inst))
             fired = True
+            by_synset = None
     return fired
 
 

@@ -113,6 +113,7 @@ def remover_condition(tool: str, substance: str) -> list | None:
     return params.get(key)
 
 
+@cache
 def source_substances(synset: str) -> dict[str, list]:
     """substance -> conditions for a particleSource or particleApplier (e.g. a sink emits water when on)."""
     out: dict[str, list] = {}
@@ -167,6 +168,10 @@ class Rule:
     # ((synsets, predicate, value), ...): "a" -> ((a,), "cooked", False); "a,b" -> ((a, b), "ontop", True)
     input_states: tuple[tuple[tuple[str, ...], str, bool], ...] = ()
     output_states: tuple[tuple[str, str, bool], ...] = ()
+    needs: frozenset[str] = frozenset()  # the input synsets, as a set (a fast subset test on a container)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "needs", frozenset(s for s, _ in self.inputs))
 
 
 def _states(raw: dict | None) -> tuple[tuple[tuple[str, ...], str, bool], ...]:
@@ -229,6 +234,12 @@ def holds_bulk(container: str, substance: str) -> bool:
     if "fillable" not in props:
         return False
     return "sceneObject" not in props or "liquid" in properties(substance)
+
+
+@cache
+def cookware() -> frozenset[str]:
+    """The containers bddl's heat_cook rules cook in (stockpot, saucepan, frying pan, cookie sheet...)."""
+    return frozenset(c for r in rules("heat_cook") for c in r.containers)
 
 
 @cache

@@ -338,6 +338,33 @@ class Planner:
                 if ("inside", instance, container) not in self.state:
                     self.place(instance, "inside", container)
 
+    def goal_vessels(self) -> frozenset[str]:
+        """Objects the goal fills (`contains` / `filled` x s): where what is made should be made."""
+        found, stack = set(), [self.tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                if len(node) == 3 and node[0] in ("contains", "filled") and isinstance(node[1], str):
+                    found.add(node[1].lstrip("?"))
+                stack.extend(node)
+        return frozenset(found)
+
+    def cooking_vessel(self) -> str | None:
+        """A movable fillable object to run a rule in when bddl's rule names no container: one the goal fills
+        first, then cookware
+        (the containers bddl's heat_cook rules name: stockpot, saucepan, frying pan...), then an empty vessel
+        (a crock pot rather than the rice sack), then any."""
+        cookware = knowledge.cookware()
+        options = [i for i in self.world.objects if self.world.has(i, "fillable") and self.world.has(i, "graspable")
+                   and ("future", i) not in self.state]
+        holding = {lit[2] if lit[0] == "inside" else lit[1] for lit in self.state
+                   if lit[0] in ("contains", "filled", "insource") or lit[0] == "inside"}
+        goal = self.goal_vessels()
+        ranked = sorted(range(len(options)), key=lambda k: (options[k] not in goal,
+                                                             self.world.objects[options[k]] not in cookware,
+                                                             options[k] in holding, k))
+        return options[ranked[0]] if ranked else None
+
     def vessel_for(self, whole: str, substance_synset: str) -> str | None:
         """Where to dice `whole` so that its pieces can be taken out again: where it lies if that holds the
         substance (`knowledge.holds_bulk`), else a movable fillable vessel (a bowl): diced onion left in the
@@ -412,8 +439,7 @@ class Planner:
         container = next((i for i in self.world.objects if self.world.objects[i] in rule.containers), None) \
             if rule.containers else preferred
         if container is None:
-            container = next((i for i in self.world.objects if self.world.has(i, "fillable")
-                              and self.world.has(i, "graspable")), None)
+            container = self.cooking_vessel()
         if container is None:
             raise _Fail("no container")
         self.gather(rule.inputs, container)
