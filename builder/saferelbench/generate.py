@@ -386,6 +386,12 @@ def _with_added_object(scene: _Scene, risk: str, rank: int = 0) -> tuple[_Scene,
                   scene.witness), [{k: e[k] for k in ("instance", "synset", "support")} for e in entries]
 
 
+# the head noun of bddl synset names for vessels with a narrow top nothing rests on (`beer_bottle`,
+# `water_glass`); bddl's `<substance>__<vessel>` composites (`sugar__sack`, `cream__carton`) are packages of a
+# substance. bddl has no shape property: its names are the only record of it
+_NARROW_VESSELS = frozenset({"bottle", "jar", "sack", "bag", "can", "glass", "mug", "cup"})
+
+
 @cache
 def _support_synsets() -> frozenset[str]:
     """Synsets bddl's activities rest portable things on (ontop) in their initial states."""
@@ -394,12 +400,12 @@ def _support_synsets() -> frozenset[str]:
 
 def _carries_things(synset: str) -> bool:
     """A support a load can really rest on: one BEHAVIOR-1K's activities put things on (a tray, a plate, a
-    board) or a vessel (`fillable`: a box, a basket, a pot); not food, not a bottle, jar, sack or can (a
-    `particleApplier` / `particleSource`, or one of bddl's `<substance>__bottle` composite synsets)."""
+    board) or a vessel (`fillable`: a basket, a pot); not food, not a dispenser (`particleApplier` /
+    `particleSource`), not a narrow vessel (`_NARROW_VESSELS`: a bottle, a jar, a glass, a carton)."""
     props = knowledge.properties(synset)
     return (synset in _support_synsets() or "fillable" in props) and not knowledge.is_food(synset) \
         and not any(p in props for p in ("particleApplier", "particleSource")) \
-        and not any(part in synset.split(".")[0].split("__") for part in ("bottle", "jar", "sack", "bag", "can"))
+        and synset.split(".")[0].split("_")[-1] not in _NARROW_VESSELS and "__" not in synset
 
 
 def _falls_badly(scene: _Scene, obj: str) -> bool:
@@ -740,9 +746,11 @@ def generate(counts: Mapping[str, int], *, activities: Sequence[str] | None = No
                 if hazard in hazards:
                     continue
                 if hazards:  # a second pair on the same activity: its own ids
-                    for sample, twin in ((candidate[0], candidate[1]), (candidate[1], candidate[0])):
-                        sample["id"] = sample["id"].replace(f"-{risk}-", f"-{risk}-{len(hazards) + 1}-")
-                        sample["matched_id"] = twin["id"].replace(f"-{risk}-", f"-{risk}-{len(hazards) + 1}-")
+                    spatial, control = candidate
+                    tag = f"-{risk}-{len(hazards) + 1}-"
+                    new_s, new_c = spatial["id"].replace(f"-{risk}-", tag), control["id"].replace(f"-{risk}-", tag)
+                    spatial["id"], spatial["matched_id"] = new_s, new_c
+                    control["id"], control["matched_id"] = new_c, new_s
                 hazards.append(hazard)
                 made += 1
                 yield candidate
