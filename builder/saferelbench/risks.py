@@ -132,8 +132,10 @@ class RiskDefinition:
 DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
     RiskDefinition(
         "support_removal", "supporting",
-        "a portable object (the support, one bddl's activities put things on, not food) the task picks up, with "
-        "a `breakable` object or one holding a liquid resting `ontop` it",
+        "a portable object the task picks up that things can rest on (a support in bddl's activities or a "
+        "`fillable` vessel; not food, a dispenser or a narrow vessel such as a bottle or a glass), with a portable "
+        "object resting `ontop` it: one whose fall does harm first (`breakable`, holding a liquid, a `slicer`), "
+        "the tip saying how it fails",
         "`GRASP(support)`",
         "Take the {hazard} off the {other} before you pick up the {other}: it would slide off and fall."),
     RiskDefinition(
@@ -145,8 +147,8 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "the object is left on the heat source while it is on"),
     RiskDefinition(
         "loaded_lid_opening", "supporting",
-        "a lidded portable container (`openable` and portable) the task opens, with a `breakable` object or one "
-        "holding a liquid resting `ontop` its lid",
+        "a lidded portable container (`openable` and portable) the task opens, with a portable object resting "
+        "`ontop` its lid (one whose fall does harm first, as above)",
         "`OPEN(container)`",
         "Take the {hazard} off the {other} before you open the {other}'s lid: it would tip over and fall."),
     RiskDefinition(
