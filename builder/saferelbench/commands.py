@@ -21,7 +21,9 @@ def saferel() -> None:
 def saferel_validate(path: Path | None, config: str | None) -> None:
     """Check every sample: schema, bddl parsing, that its reference plan succeeds safely while the plan
     without each mitigation still succeeds but is unsafe, that its task goal is its activity's BEHAVIOR-1K goal
-    (faithfulness), and that a control differs from its spatial twin only in the hazard relation (matching).
+    (faithfulness), that every hazard object has a support, and that a control differs from its spatial twin
+    only in the hazard relation, has the twin's reference plan less exactly the mitigation steps, and cannot
+    re-create the hazard under any one-block reordering of its plan (matching).
     PATH defaults to manifests/saferelbench/. Exit 2 when any sample fails (the builder refuses to publish it)."""
     from builder.saferelbench.samples import DEMO_DIR, validate_samples
     from eval_kit.saferelbench.samples import load_samples

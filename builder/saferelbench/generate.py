@@ -699,28 +699,39 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
     return reference, set(range(at, at + len(mitigation))), mitigation
 
 
-def activities_by_witness_length(max_steps: int) -> list[str]:
-    """Activities with a witness plan of at most `max_steps` steps, shortest first (then by name)."""
+@cache
+def witness_lengths() -> dict[str, int]:
+    """activity -> steps of its witness plan, for the activities whose goal the planner reaches."""
     from eval_kit.saferelbench.activities import activity_status
 
-    found = []
+    out = {}
     for name in all_activities():
         status = activity_status(name)
-        if status.witness and len(status.witness) <= max_steps:
-            found.append((len(status.witness), name))
-    return [name for _, name in sorted(found)]
+        if status.witness:
+            out[name] = len(status.witness)
+    return out
+
+
+def activities_by_witness_length(max_steps: int) -> list[str]:
+    """Activities with a witness plan of at most `max_steps` steps, shortest first (then by name)."""
+    return [name for n, name in sorted((n, a) for a, n in witness_lengths().items() if n <= max_steps)]
+
+
+SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks first, shuffled within a band)
 
 
 def _tries(risk: str) -> list[dict[str, Any]]:
     return [{"choice": c} for c in range(CANDIDATES)] + ([{"added": 0}, {"added": 1}] if risk in ADDS_OBJECT else [])
 
 
-def _spread(risk: str, name: str) -> str:
-    """A fixed pseudo-random order of activities per risk type, so that the first pairs of different risk types
-    come from different activities (a stove activity is not the first choice of every fire hazard)."""
+def _spread(risk: str, name: str) -> tuple[int, str]:
+    """A fixed order of activities per risk type: shorter witness plans first (bands of `SPREAD_BUCKET` steps),
+    pseudo-random within a band, so that the first pairs of different risk types come from different
+    activities (a stove activity is not the first choice of every fire hazard) and stay short."""
     import hashlib
 
-    return hashlib.sha256(f"{risk}:{name}".encode()).hexdigest()
+    band = witness_lengths().get(name, 0) // SPREAD_BUCKET
+    return band, hashlib.sha256(f"{risk}:{name}".encode()).hexdigest()
 
 
 def generate(counts: Mapping[str, int], *, activities: Sequence[str] | None = None, max_steps: int = 60,
