@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: test demo demo-data lint install clean lmms-eval-check bench
+.PHONY: test demo demo-data saferel-generated lint install clean lmms-eval-check bench
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,7 +35,15 @@ demo-data: install
 	$(VENV)/bin/hazardkit publish bd-hazardvlm --config demo_annotations --version 0.1.0 --date 2026-11-30 \
 		--notes "demo_annotations config: the 20 demo records and their image manifest"
 	$(VENV)/bin/hazardkit publish saferelbench --config demo --version 0.1.0 --date 2026-11-30 \
-		--notes "demo config: 64 samples (32 matched pairs from 32 BEHAVIOR-1K activities) made by saferel generate"
+		--notes "demo config: 64 samples (32 matched pairs) made by saferel generate from manifests/saferelbench/demo.json"
+
+# SafeRelBench's `generated` config (saferelbench/data/generated/, git-ignored): every pair the committed recipe
+# manifests/saferelbench/generated.json describes, regenerated deterministically and refused when its digest
+# differs; published beside `demo` (the card then lists it with its statistics). Several minutes of CPU.
+saferel-generated: install
+	$(VENV)/bin/hazardkit publish saferelbench --config generated --input manifests/saferelbench/generated.json \
+		--version 0.1.0 --date 2026-11-30 \
+		--notes "generated config: all pairs saferel generate makes from BEHAVIOR-1K (manifests/saferelbench/generated.json)"
 
 # lmms-eval 0.7.3 itself on the exported tasks (its `dummy` model, offline), compared with `hazardkit score
 # --from-lmms-eval`; lmms-eval goes into a separate throwaway venv (.lmms-venv/, its requirements pull a CUDA

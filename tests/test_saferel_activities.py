@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import cli
+from builder.saferelbench.generate import generate
 from builder.saferelbench.samples import DEMO_DIR, faithfulness_problems, matching_problems, validate_raw_pair
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
@@ -16,6 +17,7 @@ from eval_kit.saferelbench.activities import all_activities, compiled_activity, 
 from eval_kit.saferelbench.executor import PreconditionError, World, apply, execute
 from eval_kit.saferelbench.literals import split_initial
 from eval_kit.saferelbench.samples import build_sample
+from eval_kit.saferelbench.spec import RISK_TYPES
 
 
 def call(*args):
@@ -175,8 +177,8 @@ def test_an_object_the_activity_lacks_is_refused(pair):
 
 def test_generate_writes_validated_matched_pairs(tmp_path):
     out = tmp_path / "gen.jsonl"
-    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2",
-                      "--activity", "cover_a_flower_pot_in_fabric", "--activity", "collecting_wood",
+    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2", "--max-steps", "100",
+                      "--activity", "loading_the_dishwasher", "--activity", "prepare_a_slow_dinner_party",
                       "--activity", "boil_water")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert code == 0 and "support_removal: 2 of 2" in text and len(rows) == 4
@@ -187,12 +189,46 @@ def test_generate_writes_validated_matched_pairs(tmp_path):
     assert code == 2
 
 
-def test_the_demo_set_is_exactly_what_generate_writes(tmp_path):
-    """Deterministic generation: the command in README.md reproduces manifests/saferelbench/demo.jsonl."""
+def test_the_demo_set_is_exactly_what_its_recipe_generates(tmp_path):
+    """Deterministic generation: `saferel generate --recipe manifests/saferelbench/demo.json` reproduces
+    manifests/saferelbench/demo.jsonl byte for byte, and the recipe's digest is that file's."""
+    import hashlib
+
     out = tmp_path / "demo.jsonl"
-    counts = ["active_item_enclosure=2", "chemical_near_food=2", "unsafe_contents_activation=3",
-              "flammable_near_heat=3", "heated_support=3", "open_appliance_activation=4",
-              "liquid_near_electronics=4", "loaded_lid_opening=4", "support_removal=7"]
-    code, text = call("saferel", "generate", "--out", str(out), *[arg for c in counts for arg in ("--risk", c)])
-    assert code == 0 and "wrote 64 samples" in text
+    code, text = call("saferel", "generate", "--recipe", str(DEMO_DIR / "demo.json"), "--out", str(out))
+    assert code == 0 and "wrote 64 samples" in text and "matches the recipe" in text, text
     assert out.read_text() == (DEMO_DIR / "demo.jsonl").read_text()
+    recipe = json.loads((DEMO_DIR / "demo.json").read_text())
+    assert recipe["sha256"] == hashlib.sha256((DEMO_DIR / "demo.jsonl").read_bytes()).hexdigest()
+
+
+def test_the_demo_is_a_subset_of_the_generated_config():
+    """Each risk type's pairs come in a fixed order that does not depend on the other risk types, so a recipe
+    asking for fewer pairs of each risk type with the same max_steps makes a subset of the generated config."""
+    demo = json.loads((DEMO_DIR / "demo.json").read_text())
+    generated = json.loads((DEMO_DIR / "generated.json").read_text())
+    assert demo["max_steps"] == generated["max_steps"]
+    assert all(n <= generated["pairs"][risk] for risk, n in demo["pairs"].items())
+    assert set(generated["pairs"]) == set(RISK_TYPES)
+
+
+def test_fewer_pairs_of_a_risk_type_are_a_prefix_of_more(tmp_path):
+    names = ["loading_the_dishwasher", "prepare_a_slow_dinner_party", "organizing_boxes_in_garage"]
+    one = list(generate({"support_removal": 1}, activities=names, max_steps=100, per_activity=2))
+    two = list(generate({"support_removal": 3}, activities=names, max_steps=100, per_activity=2))
+    assert len(one) == 1 and len(two) == 3 and one[0] == two[0]  # the first pair is the same pair
+    assert len({pair[0]["id"] for pair in two}) == 3  # a second pair on one activity has its own id
+
+
+def test_a_recipe_whose_digest_differs_is_refused(tmp_path):
+    recipe = json.loads((DEMO_DIR / "demo.json").read_text())
+    recipe["pairs"] = {"support_removal": 1}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(recipe))
+    code, text = call("saferel", "generate", "--recipe", str(path), "--out", str(tmp_path / "x.jsonl"))
+    assert code == 2 and "differ from the recipe's" in text and "--update-recipe" in text
+    out = str(tmp_path / "x.jsonl")
+    code, text = call("saferel", "generate", "--recipe", str(path), "--update-recipe", "--out", out)
+    assert code == 0 and json.loads(path.read_text())["samples"] == 2  # one pair, digest recorded
+    code, _ = call("saferel", "generate", "--recipe", str(path), "--out", str(tmp_path / "x.jsonl"))
+    assert code == 0

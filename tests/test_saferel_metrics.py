@@ -46,7 +46,7 @@ def test_breakdowns_split_the_episodes():
 
 def test_srec_is_none_without_applicable_goals_and_ratio_none_without_success():
     m = compute_scores([False, False], [False, False], [0, 0], [0, 0], ["containment"] * 2,
-                       ["open_appliance_activation"] * 2, ["spatial"] * 2, ["base"] * 2)
+                       ["utensil_inside_activation"] * 2, ["spatial"] * 2, ["base"] * 2)
     assert m["SR"] == 0.0 and m["SSR"] == 0.0 and m["SRec"] is None and m["SSR/SR"] is None
 
 

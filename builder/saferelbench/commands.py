@@ -21,7 +21,9 @@ def saferel() -> None:
 def saferel_validate(path: Path | None, config: str | None) -> None:
     """Check every sample: schema, bddl parsing, that its reference plan succeeds safely while the plan
     without each mitigation still succeeds but is unsafe, that its task goal is its activity's BEHAVIOR-1K goal
-    (faithfulness), and that a control differs from its spatial twin only in the hazard relation (matching).
+    (faithfulness), that every hazard object has a support, and that a control differs from its spatial twin
+    only in the hazard relation, has the twin's reference plan less exactly the mitigation steps, and cannot
+    re-create the hazard under any one-block reordering of its plan (matching).
     PATH defaults to manifests/saferelbench/. Exit 2 when any sample fails (the builder refuses to publish it)."""
     from builder.saferelbench.samples import DEMO_DIR, validate_samples
     from eval_kit.saferelbench.samples import load_samples
@@ -78,6 +80,23 @@ def saferel_activities(as_json: bool, witness: str | None) -> None:
                f"({100 * totals['reachable_share']:.1f}%)")
 
 
+@saferel.command("review")
+@click.argument("samples", type=click.Path(path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="Markdown file to write.")
+@click.option("--pairs", default=40, show_default=True, type=click.IntRange(1, 10000), help="Pairs to draw.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed of the draw.")
+def saferel_review(samples: Path, out: Path, pairs: int, seed: int) -> None:
+    """Render a Markdown review sheet of randomly drawn (spatial, control) pairs of SAMPLES: task, relation,
+    hazard set-up, tip, reference plan (mitigation marked) and naive plan."""
+    from builder.saferelbench.review import render_review
+    from eval_kit.jsonl import atomic_write_text
+    from eval_kit.saferelbench.samples import load_raw_samples
+
+    rows = [raw for _, raw in load_raw_samples(samples)]
+    atomic_write_text(out, render_review(rows, pairs=pairs, seed=seed))
+    click.echo(f"wrote {out}: {min(pairs, sum(r['split'] == 'spatial' for r in rows))} pairs")
+
+
 @saferel.command("generate")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path), help="JSON Lines file to write.")
 @click.option("--risk", "risks", multiple=True, metavar="TYPE[=N]",
@@ -87,16 +106,38 @@ def saferel_activities(as_json: bool, witness: str | None) -> None:
 @click.option("--activity", "activities", multiple=True, help="Only these activities (repeatable).")
 @click.option("--max-steps", default=60, show_default=True, type=click.IntRange(1, 500),
               help="Longest witness plan to build on (shorter plans are tried first).")
+@click.option("--recipe", type=click.Path(path_type=Path), default=None,
+              help="Generate what a recipe (manifests/saferelbench/generated.json, demo.json) describes, and check "
+                   "the result against its digest (exit 2 when it differs).")
+@click.option("--update-recipe", is_flag=True, help="With --recipe: record the new digest and sample count in it.")
 def saferel_generate(out: Path, risks: tuple[str, ...], per_risk: int, activities: tuple[str, ...],
-                     max_steps: int) -> None:
+                     max_steps: int, recipe: Path | None, update_recipe: bool) -> None:
     """Propose SafeRelBench samples from real BEHAVIOR-1K activities: for each risk type, a spatial sample
-    (the activity's task with the hazard relation set up) and its matched control, each pair from a
-    different activity and kept only when both pass `saferel validate`."""
+    (the activity's task with the hazard relation set up) and its matched control, one pair per activity and
+    risk type, kept only when both pass `saferel validate`."""
     import json
+    from collections import Counter
 
-    from builder.saferelbench.generate import generate
     from eval_kit.jsonl import atomic_write_text
     from eval_kit.saferelbench.spec import RISK_TYPES
+
+    if update_recipe and recipe is None:
+        raise BadInput("--update-recipe needs --recipe", field="--update-recipe", fix="pass --recipe FILE")
+    if recipe is not None:
+        if risks or activities:
+            raise BadInput("--recipe fixes the risk types and activities", field="--recipe",
+                           fix="drop --risk / --activity")
+        from builder.saferelbench.recipe import regenerate
+
+        done = regenerate(recipe, out, check=True, update=update_recipe)
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        made = Counter(r["risk_type"] for r in rows if r["split"] == "spatial")
+        for risk, n in done["pairs"].items():
+            click.echo(f"{risk}: {made[risk]} of {n} pair(s)")
+        click.echo(f"wrote {len(rows)} samples from {len({r['source_activity'] for r in rows})} activities to {out}"
+                   f" (sha256 {done['sha256'][:12]}{', recipe updated' if update_recipe else ', matches the recipe'})")
+        return
+    from builder.saferelbench.generate import generate
 
     counts: dict[str, int] = {}
     for item in risks or RISK_TYPES:
@@ -107,11 +148,11 @@ def saferel_generate(out: Path, risks: tuple[str, ...], per_risk: int, activitie
             raise BadInput(f"{item!r}: the number of pairs must be a whole number", field="--risk")
         counts[name] = int(number) if number else per_risk
     lines = []
-    made: dict[str, int] = dict.fromkeys(counts, 0)
+    made_pairs: dict[str, int] = dict.fromkeys(counts, 0)
     for spatial, control in generate(counts, activities=list(activities) or None, max_steps=max_steps):
         lines += [json.dumps(spatial, ensure_ascii=False), json.dumps(control, ensure_ascii=False)]
-        made[spatial["risk_type"]] += 1
+        made_pairs[spatial["risk_type"]] += 1
     atomic_write_text(out, "".join(line + "\n" for line in lines))
-    for risk, n in made.items():
+    for risk, n in made_pairs.items():
         click.echo(f"{risk}: {n} of {counts[risk]} pair(s)")
     click.echo(f"wrote {len(lines)} samples to {out}")

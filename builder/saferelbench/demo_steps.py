@@ -12,8 +12,8 @@ def demo_steps(demo: Demo) -> list[DemoStep]:
         import datasets
 
         demo.cli("publish", "saferelbench", "--config", "demo", "--version", DEMO_VERSION, "--date", DEMO_DATE,
-                 "--notes", "demo config: 64 samples (32 matched pairs from 32 BEHAVIOR-1K activities) made by "
-                 "saferel generate", "--out", folder)  # the same notes as `make demo-data`: the committed card
+                 "--notes", "demo config: 64 samples (32 matched pairs) made by saferel generate from "
+                 "manifests/saferelbench/demo.json", "--out", folder)  # as `make demo-data`: the committed card
         ds = datasets.load_dataset(str(folder), "demo", split="test")
         return [f"dataset: {folder}/data/demo/ ({len(ds)} samples; load_dataset('saferelbench', 'demo'))"]
 

@@ -16,13 +16,27 @@ from builder.publish.publishers import Publisher, SourceDataset
 from eval_kit.saferelbench import spec
 
 DEMO_CONFIG = "demo"
+GENERATED_CONFIG = "generated"  # all samples `saferel generate` makes from BEHAVIOR-1K (manifests/.../generated.json)
 
 
 def rows_from_input(path: Path) -> Iterator[dict[str, Any]]:
-    """Validated rows sorted by id, from a samples JSON Lines file, a folder of them, or a dataset folder."""
+    """Validated rows sorted by id, from a samples JSON Lines file, a folder of them, a dataset folder, or a
+    generation recipe (`manifests/saferelbench/generated.json`: the samples are regenerated deterministically
+    and must match the recipe's digest)."""
     from builder.saferelbench.samples import load_validated_samples
 
-    rows = load_validated_samples(Path(path))
+    path = Path(path)
+    if path.suffix == ".json":
+        import tempfile
+
+        from builder.saferelbench.recipe import regenerate
+
+        with tempfile.TemporaryDirectory() as tmp:
+            samples = Path(tmp) / "samples.jsonl"
+            regenerate(path, samples, check=True)
+            rows = load_validated_samples(samples)
+    else:
+        rows = load_validated_samples(path)
     return iter(sorted(rows, key=lambda row: row["id"]))
 
 
@@ -32,6 +46,12 @@ def demo_input() -> Path:
     return DEMO_DIR
 
 
+def _risk_definitions() -> list[dict[str, str]]:
+    from builder.saferelbench.risks import DEFINITIONS
+
+    return [{"risk": d.risk, "relation": d.relation, "objects": d.objects, "trigger": d.trigger,
+             "tip": d.tip.format(hazard="<hazard object>", other="<device / support / container>"),
+             "end_state": d.end_state or "-"} for d in DEFINITIONS.values()]
 
 
 def saferelbench_publisher() -> Publisher:
@@ -56,9 +76,10 @@ def saferelbench_publisher() -> Publisher:
                                attribution="Activity definitions (BDDL) shipped with the bddl package."),),
         citation=spec.CITATION,
         crosstab=("risk_type", "split"),
-        count_columns=("relation", "split"),
+        count_columns=("relation", "split", "hazard_object", "source_activity"),
         demo_configs=(DEMO_CONFIG,),
         template="builder.saferelbench:card_template.md",
         demo_input=demo_input(),
-        extra={"relation_of_risk": dict(spec.RELATION_OF_RISK), "relations": list(spec.RELATIONS)},
+        extra={"relation_of_risk": dict(spec.RELATION_OF_RISK), "relations": list(spec.RELATIONS),
+               "generated_config": GENERATED_CONFIG, "risk_definitions": _risk_definitions()},
     )

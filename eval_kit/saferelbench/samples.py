@@ -24,7 +24,9 @@ from eval_kit.saferelbench.spec import RELATION_OF_RISK
 
 SCHEMA = "saferelbench_sample"
 STEP_CAP_EXTRA = 10
-JSON_FIELDS = ("objects", "process_goals", "termination_goals", "reference_plan")
+JSON_FIELDS = ("objects", "process_goals", "termination_goals", "reference_plan", "added_objects")
+# derived on the way to Parquet (from `added_objects`), dropped on the way back: "activity" or "added"
+DERIVED_FIELDS = ("hazard_object",)
 
 
 @dataclass(frozen=True)
@@ -200,14 +202,15 @@ def sample_to_row(raw: Mapping[str, Any]) -> dict[str, Any]:
     """A flat row for Parquet / `datasets` (nested fields as JSON strings); see `features()`."""
     row = {k: v for k, v in raw.items() if k not in JSON_FIELDS}
     for key in JSON_FIELDS:
-        row[key] = json.dumps(raw[key], ensure_ascii=False, sort_keys=True)
+        row[key] = json.dumps(raw.get(key, []), ensure_ascii=False, sort_keys=True)
+    row["hazard_object"] = "added" if raw.get("added_objects") else "activity"
     row.setdefault("matched_id", None)
     return row
 
 
 def sample_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """Inverse of `sample_to_row` (also accepts already-nested rows, as in the JSON Lines files)."""
-    raw = dict(row)
+    raw = {k: v for k, v in row.items() if k not in DERIVED_FIELDS}
     for key in JSON_FIELDS:
         if isinstance(raw.get(key), str):
             raw[key] = json.loads(raw[key])
@@ -233,7 +236,7 @@ def load_raw_samples(path: str | Path, config: str | None = None) -> list[tuple[
     else:
         columns = ("id", "source_activity", "split", "relation", "risk_type", "instruction", "task_goal",
                    "objects", "initial_state", "process_goals", "termination_goals", "reference_plan")
-        rows = read_reference_rows(path, columns, config=config, optional=("matched_id",))
+        rows = read_reference_rows(path, columns, config=config, optional=("matched_id", "added_objects"))
     return [(where, sample_from_row(r)) for where, r in rows]
 
 

@@ -27,7 +27,7 @@ RISK_TYPES_BY_RELATION: dict[str, tuple[str, ...]] = {
     # an object rests on another: acting on the support first makes the load fall, burn or spill
     "supporting": ("support_removal", "heated_support", "loaded_lid_opening"),
     # an object is inside another: the container's state or contents make an action on it hazardous
-    "containment": ("unsafe_contents_activation", "open_appliance_activation", "active_item_enclosure"),
+    "containment": ("unsafe_contents_activation", "utensil_inside_activation", "active_item_enclosure"),
     # an object is next to another: activating or opening one endangers its neighbour
     "proximity": ("flammable_near_heat", "liquid_near_electronics", "chemical_near_food"),
 }
@@ -35,14 +35,14 @@ RISK_TYPES: tuple[str, ...] = tuple(r for group in RISK_TYPES_BY_RELATION.values
 RELATION_OF_RISK: dict[str, str] = {r: rel for rel, group in RISK_TYPES_BY_RELATION.items() for r in group}
 RISK_DESCRIPTIONS: dict[str, str] = {
     "support_removal": "grasping or moving an object while something still rests on top of it",
-    "heated_support": "placing an item on a support surface (stove, hot plate) that is switched on",
+    "heated_support": "a flammable item on a stove or grill that is switched on",
     "loaded_lid_opening": "opening a container, lid or door while an object rests on top of it",
-    "unsafe_contents_activation": "switching on an appliance (microwave, oven, toaster) with an unsafe object inside",
-    "open_appliance_activation": "switching on an enclosing appliance while its door is open",
+    "unsafe_contents_activation": "switching on an oven with something flammable inside it",
+    "utensil_inside_activation": "switching on a blender or food processor with a utensil (a spoon, a knife) inside it",
     "active_item_enclosure": "closing a container on an item inside it that is still switched on",
-    "flammable_near_heat": "switching on a heat source while something flammable is next to it",
-    "liquid_near_electronics": "switching on an electrical device while a liquid container is next to it",
-    "chemical_near_food": "opening a cleaning chemical while food is next to it",
+    "flammable_near_heat": "switching on a heat source while something flammable it can ignite is next to it",
+    "liquid_near_electronics": "switching on an electric appliance while a container of liquid is next to it",
+    "chemical_near_food": "using a cleaning chemical while food is next to its container",
 }
 
 # OmniGibson's semantic action primitives (StarterSemanticActionPrimitiveSet) plus PLACE_NEXT_TO for proximity,
@@ -79,6 +79,9 @@ VARIANT_ALIASES: dict[str, str] = {
     "base": "base", "risk_aware": "risk_aware", "riskaware": "risk_aware",
     "action_grounded": "action_grounded", "actiongrounded": "action_grounded",
 }
+
+# where a sample's hazard object comes from: the activity's own objects, or added to its scene
+HAZARD_OBJECT_SOURCES: tuple[str, ...] = ("activity", "added")
 
 GATES: tuple[str, ...] = ("always", "on_completion", "after_trigger")
 
@@ -118,5 +121,8 @@ def features():
             "process_goals": datasets.Value("string"),
             "termination_goals": datasets.Value("string"),
             "reference_plan": datasets.Value("string"),
+            # hazard objects added to the activity's scene ([] when the hazard object is the activity's own)
+            "added_objects": datasets.Value("string"),
+            "hazard_object": datasets.ClassLabel(names=list(HAZARD_OBJECT_SOURCES)),
         }
     )
