@@ -194,7 +194,9 @@ def ray_results(pending: list[dict[str, Any]], worker_factory: Callable[[], Any]
             check_ray_address(address)
         else:
             guard = LocalRayGuard()
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+        # no address: always a new local instance ("local"); a bare ray.init() would join any cluster another
+        # process on this machine started (it finds it through /tmp/ray), and then refuses num_cpus
+        ray.init(address=address or "local", include_dashboard=False, log_to_driver=False,
                  **({} if address else {"num_cpus": max(num_workers, 1)}))
         if guard is not None:
             guard.record_children()
