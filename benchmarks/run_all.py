@@ -77,16 +77,16 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per script")
     args = parser.parse_args()
     chosen = [s for s in scripts() if not args.only or s.name in args.only or s.stem in args.only]
+    out = args.out or HERE / "results" / ("bench-quick.md" if args.quick else "bench.md")
+    out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
     for number, script in enumerate(chosen, start=1):
         print(f"[{number}/{len(chosen)}] {script.name} ...", file=sys.stderr, flush=True)
         rows.append(run(script, args.quick, args.timeout))
-    text = table(rows, args.quick)
-    out = args.out or HERE / "results" / ("bench-quick.md" if args.quick else "bench.md")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, out)
+        text = table(rows, args.quick)  # after every script: a stopped run keeps the rows it measured
+        tmp = out.with_name(f".{out.name}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, out)
     print(text, end="")
     print(f"table written to {out}", file=sys.stderr)
     return 0 if all(row["code"] == 0 for row in rows) else 1

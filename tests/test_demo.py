@@ -56,6 +56,13 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
              if line.startswith("hazardkit ")]
     printed = [[a.replace(str(tmp_path / "out"), "out/demo") for a in c] for c in commands]
     assert shown == [["hazardkit", *c] for c in printed], (shown, printed)
+    # the README's table of baseline scores is what the demo printed
+    table = readme[readme.index("The baselines' headline scores the demo prints"):].split("\n\n", 2)[1]
+    listed = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in table.splitlines()[2:]]
+    assert len(listed) == 9
+    for bench, model, headline in listed:
+        assert re.search(rf"{re.escape(bench)} {re.escape(model)}: \S+ \({re.escape(headline)}\)", result.output), (
+            bench, model, headline)
     # `make demo` leaves a checkout clean: the cards it writes are the committed ones
     for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):
         assert (tmp_path / folder / "README.md").read_text() == (root / folder / "README.md").read_text(), folder
