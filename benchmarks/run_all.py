@@ -79,7 +79,10 @@ def main() -> int:
     chosen = [s for s in scripts() if not args.only or s.name in args.only or s.stem in args.only]
     out = args.out or HERE / "results" / ("bench-quick.md" if args.quick else "bench.md")
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
+    if not chosen:
+        parser.error(f"no benchmark script named {' '.join(args.only or [])}")
+    rows: list[dict[str, object]] = []
+    text = ""
     for number, script in enumerate(chosen, start=1):
         print(f"[{number}/{len(chosen)}] {script.name} ...", file=sys.stderr, flush=True)
         rows.append(run(script, args.quick, args.timeout))
