@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SKIP = {"run_all.py"}  # this runner; helper modules start with "_"
+NEEDS_GPU = {"gpu_smoke.py": "--cpu-check"}  # without an NVIDIA GPU: its CPU check, said so in the table
 FIGURE = re.compile(r"\d")
 
 
@@ -36,9 +38,12 @@ def run(script: Path, quick: bool, timeout: float) -> dict[str, object]:
     """Run one script; return its row: name, exit code, seconds, figure lines (or the end of its error)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1",
            "HF_DATASETS_OFFLINE": "1"}
+    flags = ["--quick"] if quick else []
+    if not quick and script.name in NEEDS_GPU and shutil.which("nvidia-smi") is None:
+        flags = [NEEDS_GPU[script.name]]
     start = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, str(script), *(["--quick"] if quick else [])], cwd=ROOT, env=env,
+        proc = subprocess.run([sys.executable, str(script), *flags], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         code, out, err = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as exc:
@@ -47,6 +52,8 @@ def run(script: Path, quick: bool, timeout: float) -> dict[str, object]:
         err = f"killed after {timeout:.0f} s"
     seconds = time.perf_counter() - start
     figures = [line.strip() for line in out.splitlines() if line.strip() and FIGURE.search(line)]
+    if flags and flags != ["--quick"]:
+        figures.insert(0, f"(no NVIDIA GPU here: ran with {' '.join(flags)})")
     return {"script": script.name, "code": code, "seconds": seconds, "figures": figures,
             "error": "" if code == 0 else (err.strip().splitlines() or ["(no output)"])[-1]}
 
