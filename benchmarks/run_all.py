@@ -34,12 +34,23 @@ def scripts() -> list[Path]:
     return sorted(p for p in HERE.glob("*.py") if p.name not in SKIP and not p.name.startswith("_"))
 
 
+def _nvidia_gpu() -> bool:
+    """Whether an NVIDIA GPU answers (`nvidia-smi -L` lists one)."""
+    if shutil.which("nvidia-smi") is None:
+        return False
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return listed.returncode == 0 and "GPU" in listed.stdout
+
+
 def run(script: Path, quick: bool, timeout: float) -> dict[str, object]:
     """Run one script; return its row: name, exit code, seconds, figure lines (or the end of its error)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1",
            "HF_DATASETS_OFFLINE": "1"}
     flags = ["--quick"] if quick else []
-    if not quick and script.name in NEEDS_GPU and shutil.which("nvidia-smi") is None:
+    if not quick and script.name in NEEDS_GPU and not _nvidia_gpu():
         flags = [NEEDS_GPU[script.name]]
     start = time.perf_counter()
     try:
