@@ -79,7 +79,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from eval_kit.saferelbench import knowledge
-from eval_kit.saferelbench.actions import KNOWN_ACTIONS, Action
+from eval_kit.saferelbench.actions import Action
 from eval_kit.saferelbench.literals import Literal, State
 from eval_kit.saferelbench.spec import AGENT_SYNSET, FLOOR_SYNSET, HELD_TARGET_ACTIONS
 
@@ -145,6 +145,35 @@ class World:
     def has(self, obj: str, ability: str) -> bool:
         return ability in self.abilities.get(obj, ())
 
+    @cached_property
+    def able(self) -> dict[str, frozenset[str]]:
+        """ability -> the instances that have it: `obj in world.able["graspable"]` is one probe, no call."""
+        out: dict[str, set[str]] = {}
+        for inst, abilities in self.abilities.items():
+            for ability in abilities:
+                out.setdefault(ability, set()).add(inst)
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def able_to(self, ability: str) -> frozenset[str]:
+        return self.able.get(ability, frozenset())
+
+    @cached_property
+    def grasp_literals(self) -> frozenset[Literal]:
+        """Every `(grasped agent x)` over the world's objects: what is in hand is `state & grasp_literals`,
+        one C-level probe per literal of the state instead of a Python loop."""
+        return frozenset(("grasped", self.agent, o) for o in self.objects)
+
+    @cached_property
+    def agent_nextto_literals(self) -> frozenset[Literal]:
+        """Every `(nextto agent x)` over the world's objects (where the agent may stand)."""
+        return frozenset(("nextto", self.agent, o) for o in self.objects)
+
+    @cached_property
+    def inside_probes(self) -> dict[str, tuple[tuple[str, Literal], ...]]:
+        """instance -> ((holder, ("inside", instance, holder)), ...) for every holder: `_enclosed`'s set
+        probes, built once per world instead of once per step."""
+        return {inst: tuple((h, ("inside", inst, h)) for h in self.holders) for inst in self.objects}
+
     def instances_of(self, synset: str) -> list[str]:
         return list(self._by_synset.get(synset, ()))
 
@@ -164,6 +193,15 @@ def _held(state: State, agent: str) -> str | None:
     for lit in state:
         if lit[0] == "grasped" and lit[1] == agent:
             return lit[2]
+    return None
+
+
+def _holding(state: State, world: World) -> str | None:
+    """What the agent holds (one of the world's objects), or None: `_held` as set operations."""
+    if state.isdisjoint(world.grasp_literals):
+        return None
+    for lit in state & world.grasp_literals:
+        return lit[2]
     return None
 
 
@@ -197,15 +235,26 @@ def _enclosed(state: State, world: World, obj: str) -> str | None:
     """The first closed openable container around obj (transitively), or None. Only objects that can hold
     things (container / openable / fillable abilities) are looked up: a few set probes per step instead of
     a pass over the state."""
-    holders = world.holders
+    probes = world.inside_probes
+    found = probes.get(obj)
+    if found is not None:
+        for _, lit in found:
+            if lit in state:
+                break
+        else:
+            return None  # the common case: obj is inside nothing that can be closed
+    openable = world.able_to("openable")
     frontier, seen = [obj], set()
     while frontier:
         current = frontier.pop()
         seen.add(current)
-        for container in holders:
-            if ("inside", current, container) not in state:
+        found = probes.get(current)
+        if found is None:  # not one of the world's objects: probe every holder all the same
+            found = tuple((h, ("inside", current, h)) for h in world.holders)
+        for container, lit in found:
+            if lit not in state:
                 continue
-            if world.has(container, "openable") and ("open", container) not in state:
+            if container in openable and ("open", container) not in state:
                 return container
             if container not in seen:
                 frontier.append(container)
@@ -350,12 +399,14 @@ def _rule_inputs(state: State | set[Literal], world: World, rule: knowledge.Rule
 MAX_RULE_FIRINGS = 64  # one step runs a rule again while its inputs last (two doughs bake into two batches)
 
 
-def _run_rules(state: set[Literal], world: World, container: str, rules: Iterable[knowledge.Rule],
+def _run_rules(state: set[Literal], world: World, container: str, rules: Sequence[knowledge.Rule],
                heat_source: str | None = None) -> bool:
     """Fire every rule whose inputs are among the container's contents, exactly as bddl's rule says: it
     consumes `count` of each input object (all of an input substance in the container) and makes `count`
     of each output object (the activity's `future` instances; a substance becomes `real` and contained),
     with the rule's output states; it fires again while inputs and free outputs remain. True when one fired."""
+    if not rules:  # most steps: no rule of this kind can fire in this container at all
+        return False
     fired = False
     by_synset: dict[str, list[str]] | None = {}  # what the container holds, by synset (recomputed on firing)
     for inst in _contents(state, container):
@@ -446,31 +497,42 @@ def _cold_source_of(state: State, world: World, obj: str) -> str | None:
 
 
 def _lift(state: State, obj: str) -> set[Literal]:
-    """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays."""
-    new = set()
-    for lit in state:
-        if lit[0][:1] == HIDDEN_PREFIX and lit[1] == obj:
-            continue
-        if len(lit) == 3 and lit[1] == obj and lit[0] in _OWN_RELATIONS:
-            new.add((HIDDEN_PREFIX + lit[0], obj, lit[2]))
-            if lit[0] in _LIFTED:
-                continue
-        new.add(lit)
+    """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays.
+
+    Only x's own literals change, so only they are visited (a plan step costs a pass over the state once)."""
+    new = set(state)
+    own = [lit for lit in state if len(lit) == 3 and lit[1] == obj]
+    for lit in own:  # the memory of an earlier lift goes first: it may be re-made below
+        if lit[0][:1] == HIDDEN_PREFIX:
+            new.discard(lit)
+    for lit in own:
+        relation = lit[0]
+        if relation in _OWN_RELATIONS:
+            new.add((HIDDEN_PREFIX + relation, obj, lit[2]))
+            if relation in _LIFTED:
+                new.discard(lit)
     return new
 
 
 def _settle(state: set[Literal], obj: str, relation: str, target: str) -> None:
     """x is set down by (relation, target): back where it was restores its old relations; else it moved."""
-    memory = {(lit[0][1:], obj, lit[2]) for lit in state if lit[0][:1] == HIDDEN_PREFIX and lit[1] == obj}
-    for lit in [lit for lit in state if lit[0][:1] == HIDDEN_PREFIX and lit[1] == obj]:
-        state.discard(lit)
-    if relation in ("ontop", "inside") and (relation, obj, target) in memory:
-        for lit in [lit for lit in state if lit[0] == "nextto" and lit[1] == obj]:
-            state.discard(lit)
+    memory, own_nextto = set(), []
+    for lit in [lit for lit in state if obj in lit]:  # literals naming x (a predicate is never an instance)
+        if lit[0][:1] == HIDDEN_PREFIX:
+            if lit[1] == obj:
+                memory.add((lit[0][1:], obj, lit[2]))
+                state.discard(lit)
+        elif lit[0] == "nextto":
+            own_nextto.append(lit)
+    if relation not in ("ontop", "inside"):
+        return
+    if (relation, obj, target) in memory:
+        for lit in own_nextto:
+            if lit[1] == obj:
+                state.discard(lit)
         state |= memory
         return
-    for lit in [lit for lit in state if lit[0] == "nextto" and (lit[1] == obj or lit[2] == obj)
-                and relation in ("ontop", "inside")]:
+    for lit in own_nextto:
         state.discard(lit)
 
 
@@ -486,26 +548,29 @@ def _floor_at(state: State, world: World, obj: str) -> str | None:
 
 def _held_target(state: State, world: World, action: Action) -> tuple[State, Action]:
     agent = world.agent
-    held = _held(state, agent)
-    name = action.name
-    if len(action.args) not in (1, 2):
+    held = _holding(state, world)
+    name, args = action.name, action.args
+    if len(args) not in (1, 2):
         raise PreconditionError(f"{name} takes (target) or (object, target)")
-    if not (held is not None):
+    if held is None:
         raise PreconditionError(f"{name} needs an object in hand")
-    if len(action.args) == 2:
-        _check_object(world, action.args[0])
-        if not (action.args[0] == held):
-            raise PreconditionError(f"{action.args[0]} is not in hand (holding {held})")
-    target = action.args[-1]
-    _check_object(world, target)
-    if not (target != held and target != agent):
+    objects = world.objects
+    if len(args) == 2:
+        if args[0] not in objects:
+            raise PreconditionError(f"unknown object {args[0]!r}")
+        if args[0] != held:
+            raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
+    target = args[-1]
+    if target not in objects:
+        raise PreconditionError(f"unknown object {target!r}")
+    if target in (held, agent):
         raise PreconditionError(f"cannot {name} {held} with {target}")
-    if not (_reachable(state, world, target)):
+    if ("nextto", agent, target) not in state and not _reachable(state, world, target):
         raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
     closed = _enclosed(state, world, target)
     if closed is not None:
         raise PreconditionError(f"{target} is inside closed {closed} (OPEN it first)")
-    recorded = Action(name, (held, target))
+    recorded = action if len(args) == 2 else Action(name, (held, target))  # always written (held, target)
     new = set(state)
     if name in ("FILL", "SOAK"):
         substances = _substances_of(state, world, target, taking=True)
@@ -566,8 +631,7 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
 
 def _transform(state: State, world: World, name: str, obj: str) -> State:
     """CUT, DICE, COOK, FREEZE, WIPE, MIX on a reachable object (see the module docstring)."""
-    agent = world.agent
-    held = _held(state, agent)
+    held = _holding(state, world)
     new = set(state)
     if name in ("CUT", "DICE"):
         if not (held is not None and world.has(held, "slicer")):
@@ -630,85 +694,85 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     return frozenset(new)
 
 
-def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
-    """Apply one action; returns (new state, the action as recorded). Raises PreconditionError."""
-    name, args = action.name, action.args
+def _release(state: State, world: World, action: Action) -> tuple[State, Action]:
+    args = action.args
+    held = _holding(state, world)
+    if held is None:
+        raise PreconditionError("RELEASE needs an object in hand")
+    if len(args) > 1:
+        raise PreconditionError("RELEASE takes at most one argument")
+    if args and args[0] != held:
+        raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
+    new = set(state)
+    new.discard(("grasped", world.agent, held))
+    for lit in state:
+        if lit[1] == held and lit[0][:1] == HIDDEN_PREFIX:
+            new.discard(lit)
+    if world.floor is not None:
+        new.add(("ontop", held, world.floor))
+    return frozenset(new), Action("RELEASE", (held,))
+
+
+def _navigate(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
     agent = world.agent
-    if name not in KNOWN_ACTIONS:
-        raise PreconditionError(f"unknown action {name!r}")
-    if name in HELD_TARGET_ACTIONS:
-        return _held_target(state, world, action)
-    if name == "RELEASE":
-        held = _held(state, agent)
-        if not (held is not None):
-            raise PreconditionError("RELEASE needs an object in hand")
-        if not (len(args) <= 1):
-            raise PreconditionError("RELEASE takes at most one argument")
-        if not (not args or args[0] == held):
-            raise PreconditionError(f"{args[0] if args else ''} is not in hand (holding {held})")
-        new = {lit for lit in state if not (lit[0][:1] == HIDDEN_PREFIX and lit[1] == held)}
-        new.discard(("grasped", agent, held))
-        if world.floor is not None:
-            new.add(("ontop", held, world.floor))
-        return frozenset(new), Action(name, (held,))
-    if not (len(args) == 1):
-        raise PreconditionError(f"{name} takes one object argument, got {len(args)}")
-    obj = args[0]
-    _check_object(world, obj)
-    if not (obj != agent):
-        raise PreconditionError(f"{name} cannot act on the agent")
-    if name == "NAVIGATE_TO":
-        if ("grasped", agent, obj) in state:
-            raise PreconditionError(f"{obj} is in hand")
-        held = _held(state, agent)
-        if held is None:
-            gone = [lit for lit in state if lit[0] == "nextto" and lit[1] == agent]
-            return state.difference(gone).union((("nextto", agent, obj),)), action
-        gone = [lit for lit in state if lit[0] == "nextto" and (lit[1] == agent or held in lit[1:])]
-        return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
-    if not (_reachable(state, world, obj)):
-        raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
-    if name not in _THROUGH_DOORS:  # no grasp, toggle, open, cut... through a closed door
-        closed = _enclosed(state, world, obj)
-        if closed is not None:
-            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
-    if name == "GRASP":
-        if not (world.has(obj, "graspable")):
-            raise PreconditionError(f"{obj} cannot be grasped")
-        held = _held(state, agent)
-        if held is not None:
-            raise PreconditionError(f"hand is full (holding {held})")
-        return frozenset(_lift(state, obj) | {("grasped", agent, obj)}), action
-    if name in ("OPEN", "CLOSE"):
-        if not (world.has(obj, "openable")):
-            raise PreconditionError(f"{obj} cannot be opened or closed")
-        is_open = ("open", obj) in state
-        if name == "OPEN":
-            if is_open:
-                raise PreconditionError(f"{obj} is already open")
-            return state | {("open", obj)}, action
-        if not (is_open):
-            raise PreconditionError(f"{obj} is already closed")
-        return state - {("open", obj)}, action
-    if name in ("FOLD", "UNFOLD"):
-        if not (world.has(obj, "foldable")):
-            raise PreconditionError(f"{obj} cannot be folded")
-        if name == "FOLD":
-            return (state - {("unfolded", obj)}) | {("folded", obj)}, action
-        return (state - {("folded", obj)}) | {("unfolded", obj)}, action
-    if name == "DETACH":
-        attached = {lit for lit in state if lit[0] == "attached" and obj in lit[1:]}
-        if not (bool(attached)):
-            raise PreconditionError(f"{obj} is not attached to anything")
-        return state - attached, action
-    if name in ("CUT", "DICE", "COOK", "FREEZE", "WIPE", "MIX"):
-        return _transform(state, world, name, obj), action
-    # TOGGLE_ON / TOGGLE_OFF
-    if not (world.has(obj, "toggleable")):
+    if ("grasped", agent, obj) in state:
+        raise PreconditionError(f"{obj} is in hand")
+    held = _holding(state, world)
+    if held is None:  # the agent's old place goes: set operations, no Python loop over the state
+        return state.difference(state & world.agent_nextto_literals).union((("nextto", agent, obj),)), action
+    gone = [lit for lit in state if lit[0] == "nextto" and (lit[1] == agent or held in lit[1:])]
+    return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
+
+
+def _grasp(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+    if not world.has(obj, "graspable"):
+        raise PreconditionError(f"{obj} cannot be grasped")
+    held = _holding(state, world)
+    if held is not None:
+        raise PreconditionError(f"hand is full (holding {held})")
+    new = _lift(state, obj)
+    new.add(("grasped", world.agent, obj))
+    return frozenset(new), action
+
+
+def _open_close(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+    if not world.has(obj, "openable"):
+        raise PreconditionError(f"{obj} cannot be opened or closed")
+    is_open = ("open", obj) in state
+    if action.name == "OPEN":
+        if is_open:
+            raise PreconditionError(f"{obj} is already open")
+        return state | {("open", obj)}, action
+    if not is_open:
+        raise PreconditionError(f"{obj} is already closed")
+    return state - {("open", obj)}, action
+
+
+def _fold(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+    if not world.has(obj, "foldable"):
+        raise PreconditionError(f"{obj} cannot be folded")
+    if action.name == "FOLD":
+        return (state - {("unfolded", obj)}) | {("folded", obj)}, action
+    return (state - {("folded", obj)}) | {("unfolded", obj)}, action
+
+
+def _detach(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+    attached = {lit for lit in state if lit[0] == "attached" and obj in lit[1:]}
+    if not attached:
+        raise PreconditionError(f"{obj} is not attached to anything")
+    return state - attached, action
+
+
+def _transform_step(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+    return _transform(state, world, action.name, obj), action
+
+
+def _toggle(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+    if not world.has(obj, "toggleable"):
         raise PreconditionError(f"{obj} cannot be toggled")
     is_on = ("toggled_on", obj) in state
-    if name == "TOGGLE_OFF":
-        if not (is_on):
+    if action.name == "TOGGLE_OFF":
+        if not is_on:
             raise PreconditionError(f"{obj} is already off")
         return state - {("toggled_on", obj)}, action
     if is_on:
@@ -722,6 +786,48 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
     if washer:
         _wash(new, world, obj)
     return frozenset(new), action
+
+
+# Every primitive on one object after the shared checks (known object, not the agent, reachable, not behind a
+# closed door); NAVIGATE_TO, RELEASE and the held-target actions have their own entry points.
+_ONE_OBJECT = {
+    "GRASP": _grasp, "OPEN": _open_close, "CLOSE": _open_close, "FOLD": _fold, "UNFOLD": _fold,
+    "DETACH": _detach, "TOGGLE_ON": _toggle, "TOGGLE_OFF": _toggle,
+    **{name: _transform_step for name in ("CUT", "DICE", "COOK", "FREEZE", "WIPE", "MIX")},
+}
+
+
+def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
+    """Apply one action; returns (new state, the action as recorded). Raises PreconditionError.
+
+    The checks run in one fixed order (the first that fails is the step's recorded reason): a known action;
+    then for one-object actions one argument, a known object, not the agent, reachable, not behind a closed
+    door (COOK and FREEZE act through doors), and the action's own preconditions."""
+    name = action.name
+    if name in HELD_TARGET_ACTIONS:
+        return _held_target(state, world, action)
+    if name == "RELEASE":
+        return _release(state, world, action)
+    handler = _ONE_OBJECT.get(name)
+    if handler is None and name != "NAVIGATE_TO":
+        raise PreconditionError(f"unknown action {name!r}")
+    args = action.args
+    if len(args) != 1:
+        raise PreconditionError(f"{name} takes one object argument, got {len(args)}")
+    obj = args[0]
+    if obj not in world.objects:
+        raise PreconditionError(f"unknown object {obj!r}")
+    if obj == world.agent:
+        raise PreconditionError(f"{name} cannot act on the agent")
+    if handler is None:
+        return _navigate(state, world, action, obj)
+    if ("nextto", world.agent, obj) not in state and not _reachable(state, world, obj):
+        raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
+    if name not in _THROUGH_DOORS:  # no grasp, toggle, open, cut... through a closed door
+        closed = _enclosed(state, world, obj)
+        if closed is not None:
+            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
+    return handler(state, world, action, obj)
 
 
 def _wash(state: set[Literal], world: World, washer: str) -> None:
@@ -740,7 +846,7 @@ def _wash(state: set[Literal], world: World, washer: str) -> None:
 def _recorded_failure(state: State, world: World, action: Action) -> Action:
     """A failed held-target step with one argument is recorded with the held object too (trigger matching)."""
     if action.name in HELD_TARGET_ACTIONS and len(action.args) == 1:
-        held = _held(state, world.agent)
+        held = _holding(state, world)
         if held is not None:
             return Action(action.name, (held, action.args[0]))
     return action
@@ -756,14 +862,15 @@ def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure:
         trace.truncated = len(plan) - max_steps
         plan = plan[:max_steps]
     state = initial
+    steps = trace.steps
     for action in plan:
         try:
             new_state, recorded = apply(state, world, action)
         except PreconditionError as exc:
-            trace.steps.append(Step(_recorded_failure(state, world, action), FAILED, state, state, str(exc)))
+            steps.append(Step(_recorded_failure(state, world, action), FAILED, state, state, str(exc)))
             if on_failure == "stop":
                 break
             continue
-        trace.steps.append(Step(recorded, OK, state, new_state))
+        steps.append(Step(recorded, OK, state, new_state))
         state = new_state
     return trace

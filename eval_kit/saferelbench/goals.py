@@ -39,7 +39,10 @@ class CompiledCondition:
     conjuncts: tuple[Check, ...]
 
     def holds(self, state: State) -> bool:
-        return all(check(state) for check in self.conjuncts)
+        for check in self.conjuncts:  # noqa: SIM110 - a loop, not all(<generator>): runs for every scored step
+            if not check(state):
+                return False
+        return True
 
     def unsatisfied(self, state: State) -> list[int]:
         """Indices of top-level conjuncts that fail (bddl's `evaluate_goal_conditions` report)."""
@@ -119,11 +122,9 @@ class _Grounder:
             raise LiteralError(f"malformed expression {expr!r}")
         head, *body = expr
         if head == "and":
-            children = tuple(self.compile(e, env) for e in body)
-            return lambda s: all(c(s) for c in children)
+            return _all_of(tuple(self.compile(e, env) for e in body))
         if head == "or":
-            children = tuple(self.compile(e, env) for e in body)
-            return lambda s: any(c(s) for c in children)
+            return _any_of(tuple(self.compile(e, env) for e in body))
         if head == "not":
             if len(body) != 1:
                 raise LiteralError(f"(not ...) takes one expression, got {len(body)}")
@@ -139,9 +140,7 @@ class _Grounder:
                 raise LiteralError(f"({head} (?x - synset) EXPR) takes a binding and an expression")
             var, members = self._members(body[0], head)
             children = tuple(self.compile(body[1], {**env, var: m}) for m in members)
-            if head == "forall":
-                return lambda s: all(c(s) for c in children)
-            return lambda s: any(c(s) for c in children)
+            return _all_of(children) if head == "forall" else _any_of(children)
         if head == "forn":
             if len(body) != 3 or not _is_list(body[0]):
                 raise LiteralError("(forn (N) (?x - synset) EXPR) is malformed")
@@ -178,6 +177,44 @@ class _Grounder:
             mirrored = (head, args[1], args[0])
             return lambda s: key in s or mirrored in s
         return lambda s: key in s
+
+
+def _all_of(children: tuple[Check, ...]) -> Check:
+    """A conjunction as one closure, short-circuiting left to right like all() (0, 1, 2 children inlined)."""
+    if not children:
+        return lambda s: True
+    if len(children) == 1:
+        return children[0]
+    if len(children) == 2:
+        first, second = children
+        return lambda s: first(s) and second(s)
+
+    def check(state: State) -> bool:
+        for child in children:  # noqa: SIM110 - a plain loop is faster than all(<generator>)
+            if not child(state):
+                return False
+        return True
+
+    return check
+
+
+def _any_of(children: tuple[Check, ...]) -> Check:
+    """A disjunction as one closure, short-circuiting left to right like any()."""
+    if not children:
+        return lambda s: False
+    if len(children) == 1:
+        return children[0]
+    if len(children) == 2:
+        first, second = children
+        return lambda s: first(s) or second(s)
+
+    def check(state: State) -> bool:
+        for child in children:  # noqa: SIM110 - a plain loop is faster than any(<generator>)
+            if child(state):
+                return True
+        return False
+
+    return check
 
 
 def _pairs_check(grid: tuple[tuple[Check, ...], ...], n: int | None) -> Check:
