@@ -174,6 +174,57 @@ class World:
         probes, built once per world instead of once per step."""
         return {inst: tuple((h, ("inside", inst, h)) for h in self.holders) for inst in self.objects}
 
+    @cached_property
+    def inside_sets(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(inside instance holder)`: `state.isdisjoint(...)` says in C that it is in nothing."""
+        return {inst: frozenset(lit for _, lit in probes) for inst, probes in self.inside_probes.items()}
+
+    @cached_property
+    def _literal_sets(self) -> dict[tuple[str, str], frozenset[Literal]]:
+        return {}
+
+    def own_literals(self, obj: str) -> frozenset[Literal]:
+        """Every literal by which obj rests somewhere (`ontop`, `inside`, ... `nextto`, and their hidden `~`
+        memories) over the world's objects, made on first use per object: `state & own_literals(x)` is x's
+        own relations, found in C instead of by a Python pass over the state."""
+        key = ("own", obj)
+        found = self._literal_sets.get(key)
+        if found is None:
+            relations = [*_OWN_RELATIONS, *(HIDDEN_PREFIX + r for r in _OWN_RELATIONS)]
+            found = frozenset((r, obj, o) for r in relations for o in self.objects)
+            self._literal_sets[key] = found
+        return found
+
+    def placed_literals(self, obj: str) -> frozenset[Literal]:
+        """`own_literals(obj) | nextto_literals(obj)`: what setting obj down may change, made on first use."""
+        key = ("placed", obj)
+        found = self._literal_sets.get(key)
+        if found is None:
+            found = self.own_literals(obj) | self.nextto_literals(obj)
+            self._literal_sets[key] = found
+        return found
+
+    def nextto_literals(self, obj: str) -> frozenset[Literal]:
+        """Every `(nextto obj x)` and `(nextto x obj)` over the world's objects, made on first use per object."""
+        key = ("nextto", obj)
+        found = self._literal_sets.get(key)
+        if found is None:
+            found = frozenset([*(("nextto", obj, o) for o in self.objects),
+                               *(("nextto", o, obj) for o in self.objects)])
+            self._literal_sets[key] = found
+        return found
+
+    @cached_property
+    def heat_sources(self) -> dict[str, dict | None]:
+        """instance -> its bddl heatSource annotation ({} for a heat_source ability without one), for the
+        instances that can heat: COOK looks a support up here instead of in bddl's tables."""
+        out: dict[str, dict | None] = {}
+        for inst, synset in self.objects.items():
+            params = knowledge.heat_params(synset)
+            if params is not None or self.has(inst, "heat_source"):
+                out[inst] = params
+        return out
+
     def instances_of(self, synset: str) -> list[str]:
         return list(self._by_synset.get(synset, ()))
 
@@ -235,14 +286,10 @@ def _enclosed(state: State, world: World, obj: str) -> str | None:
     """The first closed openable container around obj (transitively), or None. Only objects that can hold
     things (container / openable / fillable abilities) are looked up: a few set probes per step instead of
     a pass over the state."""
+    inside = world.inside_sets.get(obj)
+    if inside is not None and state.isdisjoint(inside):
+        return None  # the common case: obj is inside nothing that can be closed
     probes = world.inside_probes
-    found = probes.get(obj)
-    if found is not None:
-        for _, lit in found:
-            if lit in state:
-                break
-        else:
-            return None  # the common case: obj is inside nothing that can be closed
     openable = world.able_to("openable")
     frontier, seen = [obj], set()
     while frontier:
@@ -396,6 +443,43 @@ def _rule_inputs(state: State | set[Literal], world: World, rule: knowledge.Rule
     return chosen
 
 
+def _key_needs(rule: knowledge.Rule) -> frozenset[str]:
+    """The input synsets a container must hold for `rule` to be tried (boiling water is made in the step)."""
+    if rule.kind == "substance_watercooking":
+        return rule.needs - {knowledge.BOILING_WATER}
+    return rule.needs
+
+
+_RULE_INDEX: dict[int, tuple[Sequence[knowledge.Rule], dict[str, list[int]], list[int]]] = {}
+
+
+def _candidates(rules: Sequence[knowledge.Rule], present) -> list[knowledge.Rule]:
+    """The rules, in their order, that could fire with the synsets `present`: each rule is indexed under one of
+    the synsets it needs (a rule whose needs are all present has that one present), so a pan holding an
+    egg looks at the egg's rules only, not at all 32 heat_cook rules. Lists (built per step) are not indexed."""
+    if not isinstance(rules, tuple) or len(rules) < 8:
+        return list(rules)
+    entry = _RULE_INDEX.get(id(rules))
+    if entry is None or entry[0] is not rules:  # the same tuple object (knowledge.rules_for caches it)
+        by_need: dict[str, list[int]] = {}
+        free: list[int] = []
+        for i, rule in enumerate(rules):
+            needs = _key_needs(rule)
+            if needs:
+                by_need.setdefault(min(needs), []).append(i)
+            else:
+                free.append(i)
+        entry = (rules, by_need, free)
+        if len(_RULE_INDEX) > 4096:  # bounded: callers passing fresh tuples cannot grow it without end
+            _RULE_INDEX.clear()
+        _RULE_INDEX[id(rules)] = entry
+    _, by_need, free = entry
+    hits = [i for synset in present for i in by_need.get(synset, ())]
+    if not hits and not free:
+        return []
+    return [rules[i] for i in sorted(set(hits).union(free))]
+
+
 MAX_RULE_FIRINGS = 64  # one step runs a rule again while its inputs last (two doughs bake into two batches)
 
 
@@ -412,8 +496,8 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Sequenc
     for inst in _contents(state, container):
         by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
     present = by_synset.keys()
-    rules = [r for r in rules if r.needs <= present or (r.kind == "substance_watercooking"
-                                                         and r.needs - {knowledge.BOILING_WATER} <= present)]
+    rules = [r for r in _candidates(rules, present) if r.needs <= present or (
+        r.kind == "substance_watercooking" and r.needs - {knowledge.BOILING_WATER} <= present)]
     for rule in rules:
         if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
             continue
@@ -471,13 +555,13 @@ def _source_active(state: State, world: World, source: str, params: Mapping | No
 
 def _heat_source_of(state: State, world: World, obj: str) -> str | None:
     """An active heat source obj sits on or in, directly or through one container (see `_source_active`)."""
+    sources = world.heat_sources
     chain = [obj, *_supports(state, obj)]
     for current in chain:
         for support in _supports(state, current):
-            params = knowledge.heat_params(world.objects[support])
-            if params is None and not world.has(support, "heat_source"):
+            if support not in sources:
                 continue
-            if _source_active(state, world, support, params, current):
+            if _source_active(state, world, support, sources[support], current):
                 return support
     if world.has(obj, "heat_source") and world.has(obj, "toggleable") and ("toggled_on", obj) in state \
             and _source_active(state, world, obj, knowledge.heat_params(world.objects[obj]), None):
@@ -496,12 +580,12 @@ def _cold_source_of(state: State, world: World, obj: str) -> str | None:
     return None
 
 
-def _lift(state: State, obj: str) -> set[Literal]:
+def _lift(state: State, world: World, obj: str) -> set[Literal]:
     """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays.
 
     Only x's own literals change, so only they are visited (a plan step costs a pass over the state once)."""
     new = set(state)
-    own = [lit for lit in state if len(lit) == 3 and lit[1] == obj]
+    own = state & world.own_literals(obj)
     for lit in own:  # the memory of an earlier lift goes first: it may be re-made below
         if lit[0][:1] == HIDDEN_PREFIX:
             new.discard(lit)
@@ -514,10 +598,10 @@ def _lift(state: State, obj: str) -> set[Literal]:
     return new
 
 
-def _settle(state: set[Literal], obj: str, relation: str, target: str) -> None:
+def _settle(state: set[Literal], world: World, obj: str, relation: str, target: str) -> None:
     """x is set down by (relation, target): back where it was restores its old relations; else it moved."""
     memory, own_nextto = set(), []
-    for lit in [lit for lit in state if obj in lit]:  # literals naming x (a predicate is never an instance)
+    for lit in state & world.placed_literals(obj):  # x's relations, memories and every nextto naming x
         if lit[0][:1] == HIDDEN_PREFIX:
             if lit[1] == obj:
                 memory.add((lit[0][1:], obj, lit[2]))
@@ -598,17 +682,17 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         return frozenset(new), recorded
     new.discard(("grasped", agent, held))
     if name == "PLACE_ON_TOP":
-        _settle(new, held, "ontop", target)
+        _settle(new, world, held, "ontop", target)
         new |= {("ontop", held, target), ("touching", held, target)}
     elif name == "PLACE_INSIDE":
         if not (world.has(target, "container")):
             raise PreconditionError(f"{target} is not a container")
         if not (not world.has(target, "openable") or ("open", target) in state):
             raise PreconditionError(f"{target} is closed (OPEN it first)")
-        _settle(new, held, "inside", target)
+        _settle(new, world, held, "inside", target)
         new.add(("inside", held, target))
     elif name == "PLACE_NEXT_TO":
-        _settle(new, held, "nextto", target)
+        _settle(new, world, held, "nextto", target)
         new.add(("nextto", held, target))
         joined = [(lit[0], held, lit[2]) for lit in state if lit[0] in ("ontop", "inside") and lit[1] == target]
         new |= set(joined)
@@ -621,7 +705,7 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
             raise PreconditionError(f"{held} cannot be draped")
         if name == "ATTACH" and not (world.has(held, "attachable") or world.has(target, "attachable")):
             raise PreconditionError(f"{held} cannot be attached")
-        _settle(new, held, relation, target)
+        _settle(new, world, held, relation, target)
         new.add((relation, held, target))
         floor = _floor_at(state, world, target) if name == "PLACE_UNDER" else None
         if floor is not None and floor != target:  # under furniture: on the floor of its room
@@ -705,8 +789,8 @@ def _release(state: State, world: World, action: Action) -> tuple[State, Action]
         raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
     new = set(state)
     new.discard(("grasped", world.agent, held))
-    for lit in state:
-        if lit[1] == held and lit[0][:1] == HIDDEN_PREFIX:
+    for lit in state & world.own_literals(held):
+        if lit[0][:1] == HIDDEN_PREFIX:
             new.discard(lit)
     if world.floor is not None:
         new.add(("ontop", held, world.floor))
@@ -720,23 +804,23 @@ def _navigate(state: State, world: World, action: Action, obj: str) -> tuple[Sta
     held = _holding(state, world)
     if held is None:  # the agent's old place goes: set operations, no Python loop over the state
         return state.difference(state & world.agent_nextto_literals).union((("nextto", agent, obj),)), action
-    gone = [lit for lit in state if lit[0] == "nextto" and (lit[1] == agent or held in lit[1:])]
+    gone = (state & world.agent_nextto_literals) | (state & world.nextto_literals(held))  # the held object comes along
     return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
 
 
 def _grasp(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    if not world.has(obj, "graspable"):
+    if obj not in world.able.get("graspable", ()):
         raise PreconditionError(f"{obj} cannot be grasped")
     held = _holding(state, world)
     if held is not None:
         raise PreconditionError(f"hand is full (holding {held})")
-    new = _lift(state, obj)
+    new = _lift(state, world, obj)
     new.add(("grasped", world.agent, obj))
     return frozenset(new), action
 
 
 def _open_close(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    if not world.has(obj, "openable"):
+    if obj not in world.able.get("openable", ()):
         raise PreconditionError(f"{obj} cannot be opened or closed")
     is_open = ("open", obj) in state
     if action.name == "OPEN":
@@ -768,7 +852,7 @@ def _transform_step(state: State, world: World, action: Action, obj: str) -> tup
 
 
 def _toggle(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    if not world.has(obj, "toggleable"):
+    if obj not in world.able.get("toggleable", ()):
         raise PreconditionError(f"{obj} cannot be toggled")
     is_on = ("toggled_on", obj) in state
     if action.name == "TOGGLE_OFF":
@@ -791,8 +875,8 @@ def _toggle(state: State, world: World, action: Action, obj: str) -> tuple[State
 # Every primitive on one object after the shared checks (known object, not the agent, reachable, not behind a
 # closed door); NAVIGATE_TO, RELEASE and the held-target actions have their own entry points.
 _ONE_OBJECT = {
-    "GRASP": _grasp, "OPEN": _open_close, "CLOSE": _open_close, "FOLD": _fold, "UNFOLD": _fold,
-    "DETACH": _detach, "TOGGLE_ON": _toggle, "TOGGLE_OFF": _toggle,
+    "NAVIGATE_TO": _navigate, "GRASP": _grasp, "OPEN": _open_close, "CLOSE": _open_close, "FOLD": _fold,
+    "UNFOLD": _fold, "DETACH": _detach, "TOGGLE_ON": _toggle, "TOGGLE_OFF": _toggle,
     **{name: _transform_step for name in ("CUT", "DICE", "COOK", "FREEZE", "WIPE", "MIX")},
 }
 
@@ -801,15 +885,16 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
     """Apply one action; returns (new state, the action as recorded). Raises PreconditionError.
 
     The checks run in one fixed order (the first that fails is the step's recorded reason): a known action;
-    then for one-object actions one argument, a known object, not the agent, reachable, not behind a closed
-    door (COOK and FREEZE act through doors), and the action's own preconditions."""
+    then for one-object actions one argument, a known object, not the agent, and (except NAVIGATE_TO)
+    reachable and not behind a closed door (COOK and FREEZE act through doors), then the action's own
+    preconditions."""
     name = action.name
-    if name in HELD_TARGET_ACTIONS:
-        return _held_target(state, world, action)
-    if name == "RELEASE":
-        return _release(state, world, action)
     handler = _ONE_OBJECT.get(name)
-    if handler is None and name != "NAVIGATE_TO":
+    if handler is None:
+        if name in HELD_TARGET_ACTIONS:
+            return _held_target(state, world, action)
+        if name == "RELEASE":
+            return _release(state, world, action)
         raise PreconditionError(f"unknown action {name!r}")
     args = action.args
     if len(args) != 1:
@@ -819,7 +904,7 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
         raise PreconditionError(f"unknown object {obj!r}")
     if obj == world.agent:
         raise PreconditionError(f"{name} cannot act on the agent")
-    if handler is None:
+    if handler is _navigate:
         return _navigate(state, world, action, obj)
     if ("nextto", world.agent, obj) not in state and not _reachable(state, world, obj):
         raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")

@@ -22,7 +22,7 @@ the sample's instances declared with exactly that synset (bddl's object map has 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from eval_kit.saferelbench.literals import LiteralError, State, domain_predicates, require_bddl
@@ -33,16 +33,20 @@ SYMMETRIC_PREDICATES = frozenset({"nextto"})
 
 @dataclass(frozen=True)
 class CompiledCondition:
-    """A compiled BDDL condition: `holds(state)` is True when every top-level conjunct holds."""
+    """A compiled BDDL condition: `holds(state)` is True when every top-level conjunct holds.
+
+    `check` is the same test as one closure (the conjuncts joined), for callers that evaluate a condition
+    on every step of every trace (the scorer): no method call, no loop in Python."""
 
     text: str
     conjuncts: tuple[Check, ...]
+    check: Check = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "check", _all_of(self.conjuncts))
 
     def holds(self, state: State) -> bool:
-        for check in self.conjuncts:  # noqa: SIM110 - a loop, not all(<generator>): runs for every scored step
-            if not check(state):
-                return False
-        return True
+        return self.check(state)
 
     def unsatisfied(self, state: State) -> list[int]:
         """Indices of top-level conjuncts that fail (bddl's `evaluate_goal_conditions` report)."""
