@@ -257,19 +257,23 @@ def _holding(state: State, world: World) -> str | None:
 
 
 def _reachable(state: State, world: World, obj: str) -> bool:
-    """Held, or within reach of where the agent stands (see the module docstring)."""
+    """Held, or within reach of where the agent stands (see the module docstring). Literals are found by
+    intersecting the state with the world's literal sets (`agent_nextto_literals`, `nextto_literals`,
+    `own_literals`): set operations in C, not passes over the state in Python."""
     agent = world.agent
     if ("nextto", agent, obj) in state or ("grasped", agent, obj) in state:  # the common case, in O(1)
         return True
-    anchors: set[str] = set()
-    for lit in state:
-        if lit[0] == "nextto" and lit[1] == agent:
-            anchors.add(lit[2])
-    if not anchors:
+    standing = state & world.agent_nextto_literals
+    if not standing:
         return False
-    anchors |= {lit[2] if lit[1] in anchors else lit[1] for lit in state
-                if lit[0] == "nextto" and (lit[1] in anchors or lit[2] in anchors) and agent not in lit}
-    supports = {lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] in anchors}
+    anchors = {lit[2] for lit in standing}
+    near = set()
+    for anchor in anchors:  # what stands next to where the agent stands
+        for lit in state & world.nextto_literals(anchor):
+            if agent not in lit:
+                near.add(lit[2] if lit[1] in anchors else lit[1])
+    anchors |= near
+    supports = {s for anchor in anchors for s in _rests_on(state, world, anchor)}
     if obj in supports:  # the surface or container the agent stands at
         return True
     anchors |= {s for s in supports if world.objects.get(s) != FLOOR_SYNSET}
@@ -278,8 +282,15 @@ def _reachable(state: State, world: World, obj: str) -> bool:
         if current in anchors:
             return True
         seen.add(current)
-        current = min((lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == current), default=None)
+        current = min(_rests_on(state, world, current), default=None)
     return False
+
+
+def _rests_on(state: State | set[Literal], world: World, obj: str) -> list[str]:
+    """What obj is on or in (unsorted), found through `own_literals`; nothing for an unknown object."""
+    if obj not in world.objects:
+        return [lit[2] for lit in state if lit[1] == obj and lit[0] in ("ontop", "inside")]
+    return [lit[2] for lit in state & world.own_literals(obj) if lit[0] == "ontop" or lit[0] == "inside"]
 
 
 def _enclosed(state: State, world: World, obj: str) -> str | None:
@@ -484,16 +495,18 @@ MAX_RULE_FIRINGS = 64  # one step runs a rule again while its inputs last (two d
 
 
 def _run_rules(state: set[Literal], world: World, container: str, rules: Sequence[knowledge.Rule],
-               heat_source: str | None = None) -> bool:
+               heat_source: str | None = None, contents: Sequence[str] | None = None) -> bool:
     """Fire every rule whose inputs are among the container's contents, exactly as bddl's rule says: it
     consumes `count` of each input object (all of an input substance in the container) and makes `count`
     of each output object (the activity's `future` instances; a substance becomes `real` and contained),
-    with the rule's output states; it fires again while inputs and free outputs remain. True when one fired."""
+    with the rule's output states; it fires again while inputs and free outputs remain. True when one fired.
+    `contents` is `_contents(state, container)` when the caller has it (COOK runs four kinds of rules on one
+    container); it must be current."""
     if not rules:  # most steps: no rule of this kind can fire in this container at all
         return False
     fired = False
     by_synset: dict[str, list[str]] | None = {}  # what the container holds, by synset (recomputed on firing)
-    for inst in _contents(state, container):
+    for inst in _contents(state, container) if contents is None else contents:  # `contents`: the caller's
         by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
     present = by_synset.keys()
     rules = [r for r in _candidates(rules, present) if r.needs <= present or (
@@ -556,9 +569,9 @@ def _source_active(state: State, world: World, source: str, params: Mapping | No
 def _heat_source_of(state: State, world: World, obj: str) -> str | None:
     """An active heat source obj sits on or in, directly or through one container (see `_source_active`)."""
     sources = world.heat_sources
-    chain = [obj, *_supports(state, obj)]
+    chain = [obj, *sorted(_rests_on(state, world, obj))]
     for current in chain:
-        for support in _supports(state, current):
+        for support in sorted(_rests_on(state, world, current)):
             if support not in sources:
                 continue
             if _source_active(state, world, support, sources[support], current):
@@ -760,7 +773,9 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     if not (source is not None):
         raise PreconditionError(f"{obj} is not on or in an active heat source")
     # recipes first (their inputs are raw: "dough not cooked"), then what is left cooks or heats
-    _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source)
+    contents = _contents(new, obj)
+    if _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source, contents):
+        contents = _contents(new, obj)
     items = [obj] + [lit[1] for lit in new if lit[0] in ("inside", "ontop") and lit[2] == obj]
     for item in items:
         if world.has(item, "cookable") and not knowledge.is_substance(world.objects[item]):
@@ -769,12 +784,15 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
             new.add(("hot", item))
             new.discard(("frozen", item))
     # substances cook by bddl's substance rules: water -> cooked__water, then brown rice needs that boiling water
+    contained = None
     for kind in ("substance_cooking", "substance_watercooking"):
-        contained = sorted({world.objects.get(lit[2], "") for lit in new
-                            if lit[0] in ("contains", "filled") and lit[1] == obj})
+        if contained is None:
+            contained = sorted({world.objects.get(lit[2], "") for lit in new
+                                if lit[0] in ("contains", "filled") and lit[1] == obj})
         rules = [r for syn in contained for r in knowledge.substance_cooking_rules(syn) if r.kind == kind]
-        _run_rules(new, world, obj, rules, source)
-    _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source)
+        if _run_rules(new, world, obj, rules, source, contents):
+            contents, contained = _contents(new, obj), None
+    _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source, contents)
     return frozenset(new)
 
 
