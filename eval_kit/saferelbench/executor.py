@@ -319,21 +319,6 @@ def _enclosed(state: State, world: World, obj: str) -> str | None:
     return None
 
 
-def _need(condition: bool, message: str) -> None:
-    if not condition:
-        raise PreconditionError(message)
-
-
-def _check_object(world: World, obj: str) -> None:
-    if obj not in world.objects:
-        raise PreconditionError(f"unknown object {obj!r}")
-
-
-def _supports(state: State, obj: str) -> list[str]:
-    """What obj is on or in, sorted (a set's order varies between runs; results must not)."""
-    return sorted(lit[2] for lit in state if lit[0] in ("ontop", "inside") and lit[1] == obj)
-
-
 def _drop_object(state: set[Literal], obj: str) -> None:
     """A consumed object: every literal naming it goes (a transition used it up)."""
     for lit in [lit for lit in state if obj in lit[1:]]:
@@ -583,8 +568,8 @@ def _heat_source_of(state: State, world: World, obj: str) -> str | None:
 
 
 def _cold_source_of(state: State, world: World, obj: str) -> str | None:
-    for current in [obj, *_supports(state, obj)]:
-        for support in _supports(state, current):
+    for current in [obj, *sorted(_rests_on(state, world, obj))]:
+        for support in sorted(_rests_on(state, world, current)):
             params = knowledge.cold_params(world.objects[support])
             if params is None and not world.has(support, "cold_source"):
                 continue
