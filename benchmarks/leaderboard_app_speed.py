@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from eval_kit.movsafebench import spec  # noqa: E402
+from eval_kit.testing.gradio_upload import set_file  # noqa: E402
 from eval_kit.testing.synthetic_references import table2_references  # noqa: E402
 
 
@@ -147,31 +148,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-FILE_INPUT = "#submit-file input[type=file]"
-
-
-def upload(page, path: Path, k: int, timeout_error: type[Exception]) -> None:
-    """Give the Submit tab's file box `path` and wait until it shows the file's name.
-
-    Waits on conditions, never on a fixed time. While Gradio uploads a file its file input is replaced by
-    the upload's progress, so a missing input means the upload is under way (slow on a loaded machine): keep
-    waiting for the name. Only when the input is still there and empty after 30 s (the file was not taken:
-    seen once in a full test run) is the file set again, at most twice, with a printed note."""
-    shown = f"#submit-file :text('{path.name}')"
-    for attempt in range(3):
-        page.set_input_files(FILE_INPUT, str(path))
-        try:
-            page.wait_for_selector(shown, timeout=30_000)
-            return
-        except timeout_error:
-            pass
-        if page.locator(FILE_INPUT).count() == 0 or page.locator(shown).count():
-            page.wait_for_selector(shown, timeout=300_000)  # uploading: slow, not lost
-            return
-        print(f"note: submission {k}: the file box was still empty after 30 s (try {attempt + 1}); file set again")
-    page.wait_for_selector(shown, timeout=300_000)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
@@ -235,7 +211,7 @@ def browser_speed(tmp: Path, refs: Path, submissions: list[Path], args: argparse
                 page.fill("#submit-model textarea, #submit-model input", f"model-{k}")
                 before = page.input_value("#submit-result textarea")
                 start = time.perf_counter()
-                upload(page, path, k, PlaywrightTimeout)
+                set_file(page, "#submit-file", path, PlaywrightTimeout)
                 page.click("#submit-button")
                 page.wait_for_function("([s, old]) => { const t = document.querySelector(s); return t && t.value "
                                        "&& t.value !== old; }", arg=["#submit-result textarea", before])

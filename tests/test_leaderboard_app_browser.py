@@ -21,6 +21,7 @@ import gradio  # noqa: F401  (the dev extra installs Gradio and Playwright: a mi
 import pytest
 from playwright import sync_api
 
+from eval_kit.testing.gradio_upload import set_file
 from tests.cli_helpers import hk
 from tests.test_leaderboard_page import chromium  # noqa: F401  (fixture: finds or installs Chromium)
 from tests.test_leaderboard_space import predictions
@@ -174,8 +175,7 @@ def submit(page, file: Path, model: str, link: str = "https://example.org/model"
     page.fill("#submit-model textarea, #submit-model input", model)
     page.fill("#submit-link textarea, #submit-link input", link)
     before = result_text(page)
-    page.set_input_files("#submit-file input[type=file]", str(file))
-    page.wait_for_selector(f"#submit-file :text('{file.name}')")
+    set_file(page, "#submit-file", file, sync_api.TimeoutError)  # set again if the file was lost (see there)
     page.click("#submit-button")
     page.wait_for_function("([sel, old]) => { const t = document.querySelector(sel); return t && t.value && "
                            "t.value !== old; }", arg=["#submit-result textarea", before])
