@@ -154,9 +154,6 @@ class World:
                 out.setdefault(ability, set()).add(inst)
         return {k: frozenset(v) for k, v in out.items()}
 
-    def able_to(self, ability: str) -> frozenset[str]:
-        return self.able.get(ability, frozenset())
-
     @cached_property
     def grasp_literals(self) -> frozenset[Literal]:
         """Every `(grasped agent x)` over the world's objects: what is in hand is `state & grasp_literals`,
@@ -240,15 +237,8 @@ class PreconditionError(Exception):
     """A failed precondition; its message is recorded in the trace."""
 
 
-def _held(state: State, agent: str) -> str | None:
-    for lit in state:
-        if lit[0] == "grasped" and lit[1] == agent:
-            return lit[2]
-    return None
-
-
 def _holding(state: State, world: World) -> str | None:
-    """What the agent holds (one of the world's objects), or None: `_held` as set operations."""
+    """What the agent holds (one of the world's objects), or None, found by set operations."""
     if state.isdisjoint(world.grasp_literals):
         return None
     for lit in state & world.grasp_literals:
@@ -301,7 +291,7 @@ def _enclosed(state: State, world: World, obj: str) -> str | None:
     if inside is not None and state.isdisjoint(inside):
         return None  # the common case: obj is inside nothing that can be closed
     probes = world.inside_probes
-    openable = world.able_to("openable")
+    openable = world.able.get("openable", ())
     frontier, seen = [obj], set()
     while frontier:
         current = frontier.pop()

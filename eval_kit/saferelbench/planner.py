@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
-from eval_kit.saferelbench.executor import PreconditionError, World, _held, apply, execute
+from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute
 from eval_kit.saferelbench.goals import CompiledCondition
 from eval_kit.saferelbench.literals import Literal, State
 
@@ -181,7 +181,7 @@ class Planner:
             self.do("OPEN", container)
 
     def held(self) -> str | None:
-        return _held(self.state, self.world.agent)
+        return _holding(self.state, self.world)
 
     def free_hand(self) -> None:
         if self.held() is not None:
