@@ -86,6 +86,8 @@ from eval_kit.saferelbench.spec import AGENT_SYNSET, FLOOR_SYNSET, HELD_TARGET_A
 _LIFTED = frozenset({"ontop", "inside", "under", "touching", "overlaid", "draped", "attached"})
 _OWN_RELATIONS = _LIFTED | {"nextto"}
 HIDDEN_PREFIX = "~"  # executor bookkeeping literals ("~ontop", x, t): where a held object was taken from
+_HIDE = {r: HIDDEN_PREFIX + r for r in _OWN_RELATIONS}  # "ontop" -> "~ontop": no string made per step
+_UNHIDE = {hidden: r for r, hidden in _HIDE.items()}
 OK, FAILED = "ok", "failed"
 # Actions that act on an object without touching it: waiting for the closed oven to cook, the freezer to freeze
 _THROUGH_DOORS = frozenset({"COOK", "FREEZE"})
@@ -177,39 +179,41 @@ class World:
         return {inst: frozenset(lit for _, lit in probes) for inst, probes in self.inside_probes.items()}
 
     @cached_property
-    def _literal_sets(self) -> dict[tuple[str, str], frozenset[Literal]]:
-        return {}
+    def stand_at(self) -> dict[str, tuple[Literal]]:
+        """instance -> `(("nextto", agent, instance),)`: where NAVIGATE_TO leaves the agent, made once per world."""
+        return {o: (("nextto", self.agent, o),) for o in self.objects}
 
-    def own_literals(self, obj: str) -> frozenset[Literal]:
-        """Every literal by which obj rests somewhere (`ontop`, `inside`, ... `nextto`, and their hidden `~`
-        memories) over the world's objects, made on first use per object: `state & own_literals(x)` is x's
-        own relations, found in C instead of by a Python pass over the state."""
-        key = ("own", obj)
-        found = self._literal_sets.get(key)
-        if found is None:
-            relations = [*_OWN_RELATIONS, *(HIDDEN_PREFIX + r for r in _OWN_RELATIONS)]
-            found = frozenset((r, obj, o) for r in relations for o in self.objects)
-            self._literal_sets[key] = found
-        return found
+    @cached_property
+    def own(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every literal by which it rests somewhere (`ontop`, `inside`, ... `nextto`, and their
+        hidden `~` memories) over the world's objects, made on first use per object: `state & world.own[x]`
+        is x's own relations, found in C instead of by a Python pass over the state."""
+        relations = [*_OWN_RELATIONS, *(HIDDEN_PREFIX + r for r in _OWN_RELATIONS)]
+        return _LazySets(lambda obj: frozenset((r, obj, o) for r in relations for o in self.objects))
 
-    def placed_literals(self, obj: str) -> frozenset[Literal]:
-        """`own_literals(obj) | nextto_literals(obj)`: what setting obj down may change, made on first use."""
-        key = ("placed", obj)
-        found = self._literal_sets.get(key)
-        if found is None:
-            found = self.own_literals(obj) | self.nextto_literals(obj)
-            self._literal_sets[key] = found
-        return found
+    @cached_property
+    def rests(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(ontop instance x)` and `(inside instance x)`: what it is on or in, made on first use."""
+        return _LazySets(lambda obj: frozenset(lit for o in self.objects for lit in (("ontop", obj, o),
+                                                                                      ("inside", obj, o))))
 
-    def nextto_literals(self, obj: str) -> frozenset[Literal]:
-        """Every `(nextto obj x)` and `(nextto x obj)` over the world's objects, made on first use per object."""
-        key = ("nextto", obj)
-        found = self._literal_sets.get(key)
-        if found is None:
-            found = frozenset([*(("nextto", obj, o) for o in self.objects),
-                               *(("nextto", o, obj) for o in self.objects)])
-            self._literal_sets[key] = found
-        return found
+    @cached_property
+    def held_in(self) -> dict[str, frozenset[Literal]]:
+        """container -> every `(inside x c)`, `(ontop x c)`, `(contains c x)`, `(filled c x)` over the world's
+        objects: `state & world.held_in[c]` is what c holds, made on first use per container."""
+        return _LazySets(lambda c: frozenset(lit for o in self.objects for lit in (
+            ("inside", o, c), ("ontop", o, c), ("contains", c, o), ("filled", c, o))))
+
+    @cached_property
+    def nextto(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(nextto obj x)` and `(nextto x obj)` over the world's objects, made on first use."""
+        return _LazySets(lambda obj: frozenset([*(("nextto", obj, o) for o in self.objects),
+                                                *(("nextto", o, obj) for o in self.objects)]))
+
+    @cached_property
+    def placed(self) -> dict[str, frozenset[Literal]]:
+        """instance -> `own[obj] | nextto[obj]`: what setting obj down may change, made on first use."""
+        return _LazySets(lambda obj: self.own[obj] | self.nextto[obj])
 
     @cached_property
     def heat_sources(self) -> dict[str, dict | None]:
@@ -233,14 +237,24 @@ class World:
         return {k: tuple(v) for k, v in out.items()}
 
 
+class _LazySets(dict):
+    """A dict that makes a missing entry on first lookup (`make(key)`) and keeps it: `d[key]` stays one C probe."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key):
+        value = self[key] = self._make(key)
+        return value
+
+
 class PreconditionError(Exception):
     """A failed precondition; its message is recorded in the trace."""
 
 
 def _holding(state: State, world: World) -> str | None:
     """What the agent holds (one of the world's objects), or None, found by set operations."""
-    if state.isdisjoint(world.grasp_literals):
-        return None
     for lit in state & world.grasp_literals:
         return lit[2]
     return None
@@ -248,8 +262,8 @@ def _holding(state: State, world: World) -> str | None:
 
 def _reachable(state: State, world: World, obj: str) -> bool:
     """Held, or within reach of where the agent stands (see the module docstring). Literals are found by
-    intersecting the state with the world's literal sets (`agent_nextto_literals`, `nextto_literals`,
-    `own_literals`): set operations in C, not passes over the state in Python."""
+    intersecting the state with the world's literal sets (`agent_nextto_literals`, `nextto`, `own`): set
+    operations in C, not passes over the state in Python."""
     agent = world.agent
     if ("nextto", agent, obj) in state or ("grasped", agent, obj) in state:  # the common case, in O(1)
         return True
@@ -259,7 +273,7 @@ def _reachable(state: State, world: World, obj: str) -> bool:
     anchors = {lit[2] for lit in standing}
     near = set()
     for anchor in anchors:  # what stands next to where the agent stands
-        for lit in state & world.nextto_literals(anchor):
+        for lit in state & world.nextto[anchor]:
             if agent not in lit:
                 near.add(lit[2] if lit[1] in anchors else lit[1])
     anchors |= near
@@ -277,10 +291,10 @@ def _reachable(state: State, world: World, obj: str) -> bool:
 
 
 def _rests_on(state: State | set[Literal], world: World, obj: str) -> list[str]:
-    """What obj is on or in (unsorted), found through `own_literals`; nothing for an unknown object."""
+    """What obj is on or in (unsorted), found through `world.own`; nothing for an unknown object."""
     if obj not in world.objects:
         return [lit[2] for lit in state if lit[1] == obj and lit[0] in ("ontop", "inside")]
-    return [lit[2] for lit in state & world.own_literals(obj) if lit[0] == "ontop" or lit[0] == "inside"]
+    return [lit[2] for lit in state & world.rests[obj]]
 
 
 def _enclosed(state: State, world: World, obj: str) -> str | None:
@@ -384,9 +398,9 @@ def _make_real(state: set[Literal], world: World, synset: str, count: int,
     return made
 
 
-def _contents(state: Iterable[Literal], container: str) -> list[str]:
-    return sorted({lit[1] for lit in state if lit[0] in ("inside", "ontop") and lit[2] == container} |
-                  {lit[2] for lit in state if lit[0] in ("contains", "filled") and lit[1] == container})
+def _contents(state: State | set[Literal], world: World, container: str) -> list[str]:
+    """What `container` holds, sorted: objects inside or on it, substances it contains or is filled with."""
+    return sorted({lit[2] if lit[1] == container else lit[1] for lit in state & world.held_in[container]})
 
 
 def _state_holds(state: State | set[Literal], world: World, instances: Sequence[str], predicate: str,
@@ -475,13 +489,13 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Sequenc
     consumes `count` of each input object (all of an input substance in the container) and makes `count`
     of each output object (the activity's `future` instances; a substance becomes `real` and contained),
     with the rule's output states; it fires again while inputs and free outputs remain. True when one fired.
-    `contents` is `_contents(state, container)` when the caller has it (COOK runs four kinds of rules on one
+    `contents` is `_contents(state, world, container)` when the caller has it (COOK runs four kinds of rules on one
     container); it must be current."""
     if not rules:  # most steps: no rule of this kind can fire in this container at all
         return False
     fired = False
     by_synset: dict[str, list[str]] | None = {}  # what the container holds, by synset (recomputed on firing)
-    for inst in _contents(state, container) if contents is None else contents:  # `contents`: the caller's
+    for inst in _contents(state, world, container) if contents is None else contents:  # `contents`: the caller's
         by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
     present = by_synset.keys()
     rules = [r for r in _candidates(rules, present) if r.needs <= present or (
@@ -492,7 +506,7 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Sequenc
         for _ in range(MAX_RULE_FIRINGS):
             if by_synset is None:
                 by_synset = {}
-                for inst in _contents(state, container):
+                for inst in _contents(state, world, container):
                     by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
             held = by_synset.keys()
             if not rule.needs <= held and not (rule.kind == "substance_watercooking"
@@ -544,9 +558,9 @@ def _source_active(state: State, world: World, source: str, params: Mapping | No
 def _heat_source_of(state: State, world: World, obj: str) -> str | None:
     """An active heat source obj sits on or in, directly or through one container (see `_source_active`)."""
     sources = world.heat_sources
-    chain = [obj, *sorted(_rests_on(state, world, obj))]
-    for current in chain:
-        for support in sorted(_rests_on(state, world, current)):
+    first = sorted(_rests_on(state, world, obj))
+    for current in [obj, *first]:
+        for support in first if current is obj else sorted(_rests_on(state, world, current)):
             if support not in sources:
                 continue
             if _source_active(state, world, support, sources[support], current):
@@ -571,32 +585,33 @@ def _cold_source_of(state: State, world: World, obj: str) -> str | None:
 def _lift(state: State, world: World, obj: str) -> set[Literal]:
     """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays.
 
-    Only x's own literals change, so only they are visited (a plan step costs a pass over the state once)."""
+    Only x's own literals change, so only they are visited (a plan step costs a pass over the state once).
+    The memory of an earlier lift goes; a relation it shares with the new memory is made again."""
     new = set(state)
-    own = state & world.own_literals(obj)
-    for lit in own:  # the memory of an earlier lift goes first: it may be re-made below
-        if lit[0][:1] == HIDDEN_PREFIX:
+    remembered = []
+    for lit in state & world.own[obj]:
+        hide = _HIDE.get(lit[0])
+        if hide is None:  # a hidden memory of an earlier lift
             new.discard(lit)
-    for lit in own:
-        relation = lit[0]
-        if relation in _OWN_RELATIONS:
-            new.add((HIDDEN_PREFIX + relation, obj, lit[2]))
-            if relation in _LIFTED:
-                new.discard(lit)
+            continue
+        remembered.append((hide, obj, lit[2]))
+        if lit[0] in _LIFTED:
+            new.discard(lit)
+    new.update(remembered)
     return new
 
 
 def _settle(state: set[Literal], world: World, obj: str, relation: str, target: str) -> None:
     """x is set down by (relation, target): back where it was restores its old relations; else it moved."""
     memory, own_nextto = set(), []
-    for lit in state & world.placed_literals(obj):  # x's relations, memories and every nextto naming x
-        if lit[0][:1] == HIDDEN_PREFIX:
-            if lit[1] == obj:
-                memory.add((lit[0][1:], obj, lit[2]))
-                state.discard(lit)
+    for lit in state & world.placed[obj]:  # x's relations, its memories (always of x) and every nextto naming x
+        shown = _UNHIDE.get(lit[0])
+        if shown is not None:
+            memory.add((shown, obj, lit[2]))
+            state.discard(lit)
         elif lit[0] == "nextto":
             own_nextto.append(lit)
-    if relation not in ("ontop", "inside"):
+    if relation != "ontop" and relation != "inside":
         return
     if (relation, obj, target) in memory:
         for lit in own_nextto:
@@ -604,8 +619,7 @@ def _settle(state: set[Literal], world: World, obj: str, relation: str, target: 
                 state.discard(lit)
         state |= memory
         return
-    for lit in own_nextto:
-        state.discard(lit)
+    state.difference_update(own_nextto)
 
 
 def _floor_at(state: State, world: World, obj: str) -> str | None:
@@ -639,7 +653,7 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         raise PreconditionError(f"cannot {name} {held} with {target}")
     if ("nextto", agent, target) not in state and not _reachable(state, world, target):
         raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
-    closed = _enclosed(state, world, target)
+    closed = None if state.isdisjoint(world.inside_sets[target]) else _enclosed(state, world, target)
     if closed is not None:
         raise PreconditionError(f"{target} is inside closed {closed} (OPEN it first)")
     recorded = action if len(args) == 2 else Action(name, (held, target))  # always written (held, target)
@@ -748,10 +762,10 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     if not (source is not None):
         raise PreconditionError(f"{obj} is not on or in an active heat source")
     # recipes first (their inputs are raw: "dough not cooked"), then what is left cooks or heats
-    contents = _contents(new, obj)
+    contents = _contents(new, world, obj)
     if _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source, contents):
-        contents = _contents(new, obj)
-    items = [obj] + [lit[1] for lit in new if lit[0] in ("inside", "ontop") and lit[2] == obj]
+        contents = _contents(new, world, obj)
+    items = [obj] + [lit[1] for lit in new & world.held_in[obj] if lit[0] == "inside" or lit[0] == "ontop"]
     for item in items:
         if world.has(item, "cookable") and not knowledge.is_substance(world.objects[item]):
             new.add(("cooked", item))
@@ -762,11 +776,11 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     contained = None
     for kind in ("substance_cooking", "substance_watercooking"):
         if contained is None:
-            contained = sorted({world.objects.get(lit[2], "") for lit in new
-                                if lit[0] in ("contains", "filled") and lit[1] == obj})
+            contained = sorted({world.objects.get(lit[2], "") for lit in new & world.held_in[obj]
+                                if lit[0] == "contains" or lit[0] == "filled"})
         rules = [r for syn in contained for r in knowledge.substance_cooking_rules(syn) if r.kind == kind]
         if _run_rules(new, world, obj, rules, source, contents):
-            contents, contained = _contents(new, obj), None
+            contents, contained = _contents(new, world, obj), None
     _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source, contents)
     return frozenset(new)
 
@@ -782,31 +796,32 @@ def _release(state: State, world: World, action: Action) -> tuple[State, Action]
         raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
     new = set(state)
     new.discard(("grasped", world.agent, held))
-    for lit in state & world.own_literals(held):
+    for lit in state & world.own[held]:
         if lit[0][:1] == HIDDEN_PREFIX:
             new.discard(lit)
     if world.floor is not None:
         new.add(("ontop", held, world.floor))
-    return frozenset(new), Action("RELEASE", (held,))
+    return frozenset(new), action if args else Action("RELEASE", (held,))
 
 
 def _navigate(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    agent = world.agent
-    if ("grasped", agent, obj) in state:
+    grasped = state & world.grasp_literals
+    if not grasped:  # the agent's old place goes: set operations, no Python loop over the state
+        return state.difference(world.agent_nextto_literals).union(world.stand_at[obj]), action
+    if ("grasped", world.agent, obj) in grasped:
         raise PreconditionError(f"{obj} is in hand")
-    held = _holding(state, world)
-    if held is None:  # the agent's old place goes: set operations, no Python loop over the state
-        return state.difference(state & world.agent_nextto_literals).union((("nextto", agent, obj),)), action
-    gone = (state & world.agent_nextto_literals) | (state & world.nextto_literals(held))  # the held object comes along
-    return state.difference(gone).union((("nextto", agent, obj), ("nextto", held, obj))), action
+    for lit in grasped:
+        held = lit[2]  # the held object comes along
+        return (state.difference(world.agent_nextto_literals, world.nextto[held])
+                .union(world.stand_at[obj], (("nextto", held, obj),))), action
+    raise AssertionError("unreachable")  # pragma: no cover - `grasped` is not empty
 
 
 def _grasp(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
     if obj not in world.able.get("graspable", ()):
         raise PreconditionError(f"{obj} cannot be grasped")
-    held = _holding(state, world)
-    if held is not None:
-        raise PreconditionError(f"hand is full (holding {held})")
+    if not state.isdisjoint(world.grasp_literals):
+        raise PreconditionError(f"hand is full (holding {_holding(state, world)})")
     new = _lift(state, world, obj)
     new.add(("grasped", world.agent, obj))
     return frozenset(new), action
@@ -901,8 +916,8 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
         return _navigate(state, world, action, obj)
     if ("nextto", world.agent, obj) not in state and not _reachable(state, world, obj):
         raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
-    if name not in _THROUGH_DOORS:  # no grasp, toggle, open, cut... through a closed door
-        closed = _enclosed(state, world, obj)
+    if name not in _THROUGH_DOORS and not state.isdisjoint(world.inside_sets[obj]):  # inside something:
+        closed = _enclosed(state, world, obj)  # no grasp, toggle, open, cut... through a closed door
         if closed is not None:
             raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
     return handler(state, world, action, obj)
