@@ -74,7 +74,7 @@ in `Trace.truncated`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -179,6 +179,15 @@ class World:
         return {inst: frozenset(lit for _, lit in probes) for inst, probes in self.inside_probes.items()}
 
     @cached_property
+    def steps(self) -> dict[tuple[str, tuple[str, ...]], Callable]:
+        """(action name, args) -> its compiled step function (`step_function`), made on first use."""
+        return {}
+
+    def __reduce__(self):
+        """Pickled as its fields only: the caches (lazy literal sets, step functions) hold closures."""
+        return (type(self), (self.objects, self.abilities, self.agent, self.floor, self.rooms))
+
+    @cached_property
     def stand_at(self) -> dict[str, tuple[Literal]]:
         """instance -> `(("nextto", agent, instance),)`: where NAVIGATE_TO leaves the agent, made once per world."""
         return {o: (("nextto", self.agent, o),) for o in self.objects}
@@ -216,6 +225,16 @@ class World:
         return _LazySets(lambda obj: self.own[obj] | self.nextto[obj])
 
     @cached_property
+    def heat_effects(self) -> dict[str, tuple[bool, bool]]:
+        """instance -> (COOK makes it `cooked`: cookable and not a substance, COOK makes it `hot`: heatable
+        or cookable), made on first use per instance."""
+        def effects(inst: str) -> tuple[bool, bool]:
+            cookable = self.has(inst, "cookable")
+            return (cookable and not knowledge.is_substance(self.objects[inst]),
+                    cookable or self.has(inst, "heatable"))
+        return _LazySets(effects)
+
+    @cached_property
     def heat_sources(self) -> dict[str, dict | None]:
         """instance -> its bddl heatSource annotation ({} for a heat_source ability without one), for the
         instances that can heat: COOK looks a support up here instead of in bddl's tables."""
@@ -251,6 +270,9 @@ class _LazySets(dict):
 
 class PreconditionError(Exception):
     """A failed precondition; its message is recorded in the trace."""
+
+
+StepFunction = Callable[[State], tuple[State, Action]]  # one action in one world: state -> (state, recorded)
 
 
 def _holding(state: State, world: World) -> str | None:
@@ -498,7 +520,10 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Sequenc
     for inst in _contents(state, world, container) if contents is None else contents:  # `contents`: the caller's
         by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
     present = by_synset.keys()
-    rules = [r for r in _candidates(rules, present) if r.needs <= present or (
+    candidates = _candidates(rules, present)
+    if not candidates:
+        return False
+    rules = [r for r in candidates if r.needs <= present or (
         r.kind == "substance_watercooking" and r.needs - {knowledge.BOILING_WATER} <= present)]
     for rule in rules:
         if rule.heat_sources and (heat_source is None or world.objects[heat_source] not in rule.heat_sources):
@@ -632,64 +657,87 @@ def _floor_at(state: State, world: World, obj: str) -> str | None:
     return world.floor
 
 
-def _held_target(state: State, world: World, action: Action) -> tuple[State, Action]:
-    agent = world.agent
-    held = _holding(state, world)
-    name, args = action.name, action.args
+def _held_target(world: World, action: Action) -> StepFunction:
+    """PLACE_*, DRAPE, ATTACH, FILL, POUR, APPLY, SOAK: the step on the object in hand and its target. What
+    does not depend on the state (argument count, known objects) is settled here, once; the checks still
+    fail in the same order as they are listed (the held object's checks come first)."""
+    agent, objects, name, args = world.agent, world.objects, action.name, action.args
     if len(args) not in (1, 2):
-        raise PreconditionError(f"{name} takes (target) or (object, target)")
-    if held is None:
-        raise PreconditionError(f"{name} needs an object in hand")
-    objects = world.objects
-    if len(args) == 2:
-        if args[0] not in objects:
-            raise PreconditionError(f"unknown object {args[0]!r}")
-        if args[0] != held:
-            raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
+        return _fails(f"{name} takes (target) or (object, target)")
+    first = args[0] if len(args) == 2 else None
     target = args[-1]
-    if target not in objects:
-        raise PreconditionError(f"unknown object {target!r}")
-    if target in (held, agent):
-        raise PreconditionError(f"cannot {name} {held} with {target}")
-    if ("nextto", agent, target) not in state and not _reachable(state, world, target):
-        raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
-    closed = None if state.isdisjoint(world.inside_sets[target]) else _enclosed(state, world, target)
-    if closed is not None:
-        raise PreconditionError(f"{target} is inside closed {closed} (OPEN it first)")
-    recorded = action if len(args) == 2 else Action(name, (held, target))  # always written (held, target)
+    known = target in objects
+    near = ("nextto", agent, target)
+    inside = world.inside_sets.get(target, frozenset())
+    body = _FILL_POUR.get(name, _place)
+    grasp_literals = world.grasp_literals
+
+    def step(state: State) -> tuple[State, Action]:
+        held = None
+        for lit in state & grasp_literals:
+            held = lit[2]
+            break
+        if held is None:
+            raise PreconditionError(f"{name} needs an object in hand")
+        if first is not None:
+            if first not in objects:
+                raise PreconditionError(f"unknown object {first!r}")
+            if first != held:
+                raise PreconditionError(f"{first} is not in hand (holding {held})")
+        if not known:
+            raise PreconditionError(f"unknown object {target!r}")
+        if target in (held, agent):
+            raise PreconditionError(f"cannot {name} {held} with {target}")
+        if near not in state and not _reachable(state, world, target):
+            raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
+        closed = None if state.isdisjoint(inside) else _enclosed(state, world, target)
+        if closed is not None:
+            raise PreconditionError(f"{target} is inside closed {closed} (OPEN it first)")
+        recorded = action if first is not None else Action(name, (held, target))  # always written (held, target)
+        return body(state, world, name, held, target), recorded
+    return step
+
+
+def _fill_soak(state: State, world: World, name: str, held: str, target: str) -> State:
+    substances = _substances_of(state, world, target, taking=True)
+    if not substances:
+        raise PreconditionError(f"{target} has no substance to {name.lower()} from")
     new = set(state)
-    if name in ("FILL", "SOAK"):
-        substances = _substances_of(state, world, target, taking=True)
-        if not (bool(substances)):
-            raise PreconditionError(f"{target} has no substance to {name.lower()} from")
-        if name == "FILL":
-            if not (world.has(held, "fillable")):
-                raise PreconditionError(f"{held} cannot be filled")
-            for s in substances:
-                new |= {("filled", held, s), ("contains", held, s)}
+    if name == "FILL":
+        if not world.has(held, "fillable"):
+            raise PreconditionError(f"{held} cannot be filled")
+        for s in substances:
+            new |= {("filled", held, s), ("contains", held, s)}
+    else:
+        new |= {("saturated", held, s) for s in substances}
+    return frozenset(new)
+
+
+def _pour_apply(state: State, world: World, name: str, held: str, target: str) -> State:
+    carried = _substances_of(state, world, held)
+    if not carried:
+        raise PreconditionError(f"{held} holds no substance")
+    new = set(state)
+    for s in carried:
+        if name == "POUR" and world.has(target, "particle_sink"):  # poured down the drain: h empties
+            new -= {("filled", held, s), ("contains", held, s)}
+        elif name == "APPLY" or not world.has(target, "fillable"):
+            new.add(("covered", target, s))
         else:
-            new |= {("saturated", held, s) for s in substances}
-        return frozenset(new), recorded
-    if name in ("POUR", "APPLY"):
-        carried = _substances_of(state, world, held)
-        if not (bool(carried)):
-            raise PreconditionError(f"{held} holds no substance")
-        for s in carried:
-            if name == "POUR" and world.has(target, "particle_sink"):  # poured down the drain: h empties
-                new -= {("filled", held, s), ("contains", held, s)}
-            elif name == "APPLY" or not world.has(target, "fillable"):
-                new.add(("covered", target, s))
-            else:
-                new |= {("contains", target, s), ("filled", target, s)}
-        return frozenset(new), recorded
-    new.discard(("grasped", agent, held))
+            new |= {("contains", target, s), ("filled", target, s)}
+    return frozenset(new)
+
+
+def _place(state: State, world: World, name: str, held: str, target: str) -> State:
+    new = set(state)
+    new.discard(("grasped", world.agent, held))
     if name == "PLACE_ON_TOP":
         _settle(new, world, held, "ontop", target)
         new |= {("ontop", held, target), ("touching", held, target)}
     elif name == "PLACE_INSIDE":
-        if not (world.has(target, "container")):
+        if not world.has(target, "container"):
             raise PreconditionError(f"{target} is not a container")
-        if not (not world.has(target, "openable") or ("open", target) in state):
+        if world.has(target, "openable") and ("open", target) not in state:
             raise PreconditionError(f"{target} is closed (OPEN it first)")
         _settle(new, world, held, "inside", target)
         new.add(("inside", held, target))
@@ -712,12 +760,15 @@ def _held_target(state: State, world: World, action: Action) -> tuple[State, Act
         floor = _floor_at(state, world, target) if name == "PLACE_UNDER" else None
         if floor is not None and floor != target:  # under furniture: on the floor of its room
             new.add(("ontop", held, floor))
-    return frozenset(new), recorded
+    return frozenset(new)
+
+
+_FILL_POUR = {"FILL": _fill_soak, "SOAK": _fill_soak, "POUR": _pour_apply, "APPLY": _pour_apply}
 
 
 def _transform(state: State, world: World, name: str, obj: str) -> State:
     """CUT, DICE, COOK, FREEZE, WIPE, MIX on a reachable object (see the module docstring)."""
-    held = _holding(state, world)
+    held = None if name == "COOK" or name == "FREEZE" else _holding(state, world)  # the tool in hand
     new = set(state)
     if name in ("CUT", "DICE"):
         if not (held is not None and world.has(held, "slicer")):
@@ -766,127 +817,221 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     if _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source, contents):
         contents = _contents(new, world, obj)
     items = [obj] + [lit[1] for lit in new & world.held_in[obj] if lit[0] == "inside" or lit[0] == "ontop"]
+    effects = world.heat_effects
     for item in items:
-        if world.has(item, "cookable") and not knowledge.is_substance(world.objects[item]):
+        cooks, heats = effects[item]
+        if cooks:
             new.add(("cooked", item))
-        if world.has(item, "heatable") or world.has(item, "cookable"):
+        if heats:
             new.add(("hot", item))
             new.discard(("frozen", item))
     # substances cook by bddl's substance rules: water -> cooked__water, then brown rice needs that boiling water
     contained = None
     for kind in ("substance_cooking", "substance_watercooking"):
         if contained is None:
-            contained = sorted({world.objects.get(lit[2], "") for lit in new & world.held_in[obj]
-                                if lit[0] == "contains" or lit[0] == "filled"})
-        rules = [r for syn in contained for r in knowledge.substance_cooking_rules(syn) if r.kind == kind]
+            contained = [r for syn in sorted({world.objects.get(lit[2], "") for lit in new & world.held_in[obj]
+                                              if lit[0] == "contains" or lit[0] == "filled"})
+                         for r in knowledge.substance_cooking_rules(syn)]
+        rules = [r for r in contained if r.kind == kind]
         if _run_rules(new, world, obj, rules, source, contents):
             contents, contained = _contents(new, world, obj), None
     _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source, contents)
     return frozenset(new)
 
 
-def _release(state: State, world: World, action: Action) -> tuple[State, Action]:
+def _fails(message: str) -> StepFunction:
+    """A step that fails whatever the state (unknown action or object, an ability the object lacks)."""
+    def step(state: State) -> tuple[State, Action]:
+        raise PreconditionError(message)
+    return step
+
+
+def _release(world: World, action: Action) -> StepFunction:
     args = action.args
-    held = _holding(state, world)
-    if held is None:
-        raise PreconditionError("RELEASE needs an object in hand")
-    if len(args) > 1:
-        raise PreconditionError("RELEASE takes at most one argument")
-    if args and args[0] != held:
-        raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
-    new = set(state)
-    new.discard(("grasped", world.agent, held))
-    for lit in state & world.own[held]:
-        if lit[0][:1] == HIDDEN_PREFIX:
-            new.discard(lit)
-    if world.floor is not None:
-        new.add(("ontop", held, world.floor))
-    return frozenset(new), action if args else Action("RELEASE", (held,))
+    grasp_literals, own, floor, agent = world.grasp_literals, world.own, world.floor, world.agent
+
+    def step(state: State) -> tuple[State, Action]:
+        held = None
+        for lit in state & grasp_literals:
+            held = lit[2]
+            break
+        if held is None:
+            raise PreconditionError("RELEASE needs an object in hand")
+        if len(args) > 1:
+            raise PreconditionError("RELEASE takes at most one argument")
+        if args and args[0] != held:
+            raise PreconditionError(f"{args[0]} is not in hand (holding {held})")
+        new = set(state)
+        new.discard(("grasped", agent, held))
+        for lit in state & own[held]:
+            if lit[0] in _UNHIDE:
+                new.discard(lit)
+        if floor is not None:
+            new.add(("ontop", held, floor))
+        return frozenset(new), action if args else Action("RELEASE", (held,))
+    return step
 
 
-def _navigate(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    grasped = state & world.grasp_literals
-    if not grasped:  # the agent's old place goes: set operations, no Python loop over the state
-        return state.difference(world.agent_nextto_literals).union(world.stand_at[obj]), action
-    if ("grasped", world.agent, obj) in grasped:
-        raise PreconditionError(f"{obj} is in hand")
-    for lit in grasped:
-        held = lit[2]  # the held object comes along
-        return (state.difference(world.agent_nextto_literals, world.nextto[held])
-                .union(world.stand_at[obj], (("nextto", held, obj),))), action
-    raise AssertionError("unreachable")  # pragma: no cover - `grasped` is not empty
+def _navigate(world: World, action: Action, obj: str) -> StepFunction:
+    grasp_literals, standing, nextto = world.grasp_literals, world.agent_nextto_literals, world.nextto
+    stand_at, in_hand = world.stand_at[obj], ("grasped", world.agent, obj)
+
+    def step(state: State) -> tuple[State, Action]:
+        grasped = state & grasp_literals
+        if not grasped:  # the agent's old place goes: set operations, no Python loop over the state
+            return state.difference(standing).union(stand_at), action
+        if in_hand in grasped:
+            raise PreconditionError(f"{obj} is in hand")
+        for lit in grasped:  # the held object comes along
+            held = lit[2]
+            return state.difference(standing, nextto[held]).union(stand_at, (("nextto", held, obj),)), action
+        raise AssertionError("unreachable")  # pragma: no cover - `grasped` is not empty
+    return step
 
 
-def _grasp(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+def _grasp(world: World, action: Action, obj: str) -> StepFunction:
     if obj not in world.able.get("graspable", ()):
-        raise PreconditionError(f"{obj} cannot be grasped")
-    if not state.isdisjoint(world.grasp_literals):
-        raise PreconditionError(f"hand is full (holding {_holding(state, world)})")
-    new = _lift(state, world, obj)
-    new.add(("grasped", world.agent, obj))
-    return frozenset(new), action
+        return _fails(f"{obj} cannot be grasped")
+    grasp_literals, grip = world.grasp_literals, ("grasped", world.agent, obj)
+
+    def step(state: State) -> tuple[State, Action]:
+        if not state.isdisjoint(grasp_literals):
+            raise PreconditionError(f"hand is full (holding {_holding(state, world)})")
+        new = _lift(state, world, obj)
+        new.add(grip)
+        return frozenset(new), action
+    return step
 
 
-def _open_close(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+def _open_close(world: World, action: Action, obj: str) -> StepFunction:
     if obj not in world.able.get("openable", ()):
-        raise PreconditionError(f"{obj} cannot be opened or closed")
-    is_open = ("open", obj) in state
-    if action.name == "OPEN":
-        if is_open:
-            raise PreconditionError(f"{obj} is already open")
-        return state | {("open", obj)}, action
-    if not is_open:
-        raise PreconditionError(f"{obj} is already closed")
-    return state - {("open", obj)}, action
+        return _fails(f"{obj} cannot be opened or closed")
+    is_open = ("open", obj)
+    opens = action.name == "OPEN"
+
+    def step(state: State) -> tuple[State, Action]:
+        if opens:
+            if is_open in state:
+                raise PreconditionError(f"{obj} is already open")
+            return state.union((is_open,)), action
+        if is_open not in state:
+            raise PreconditionError(f"{obj} is already closed")
+        return state.difference((is_open,)), action
+    return step
 
 
-def _fold(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+def _fold(world: World, action: Action, obj: str) -> StepFunction:
     if not world.has(obj, "foldable"):
-        raise PreconditionError(f"{obj} cannot be folded")
-    if action.name == "FOLD":
-        return (state - {("unfolded", obj)}) | {("folded", obj)}, action
-    return (state - {("folded", obj)}) | {("unfolded", obj)}, action
+        return _fails(f"{obj} cannot be folded")
+    now, was = (("folded", obj), ("unfolded", obj)) if action.name == "FOLD" else (("unfolded", obj), ("folded", obj))
+
+    def step(state: State) -> tuple[State, Action]:
+        return state.difference((was,)).union((now,)), action
+    return step
 
 
-def _detach(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    attached = {lit for lit in state if lit[0] == "attached" and obj in lit[1:]}
-    if not attached:
-        raise PreconditionError(f"{obj} is not attached to anything")
-    return state - attached, action
+def _detach(world: World, action: Action, obj: str) -> StepFunction:
+    def step(state: State) -> tuple[State, Action]:
+        attached = {lit for lit in state if lit[0] == "attached" and obj in lit[1:]}
+        if not attached:
+            raise PreconditionError(f"{obj} is not attached to anything")
+        return state - attached, action
+    return step
 
 
-def _transform_step(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
-    return _transform(state, world, action.name, obj), action
+def _transform_step(world: World, action: Action, obj: str) -> StepFunction:
+    name = action.name
+
+    def step(state: State) -> tuple[State, Action]:
+        return _transform(state, world, name, obj), action
+    return step
 
 
-def _toggle(state: State, world: World, action: Action, obj: str) -> tuple[State, Action]:
+def _toggle(world: World, action: Action, obj: str) -> StepFunction:
     if obj not in world.able.get("toggleable", ()):
-        raise PreconditionError(f"{obj} cannot be toggled")
-    is_on = ("toggled_on", obj) in state
+        return _fails(f"{obj} cannot be toggled")
+    on = ("toggled_on", obj)
     if action.name == "TOGGLE_OFF":
-        if not is_on:
-            raise PreconditionError(f"{obj} is already off")
-        return state - {("toggled_on", obj)}, action
-    if is_on:
-        raise PreconditionError(f"{obj} is already on")
+        def off(state: State) -> tuple[State, Action]:
+            if on not in state:
+                raise PreconditionError(f"{obj} is already off")
+            return state.difference((on,)), action
+        return off
     machine_rules = knowledge.rules_for("single_toggleable_machine", world.objects[obj])
     washer = world.objects[obj] in knowledge.WASHER_SYNSETS
-    if not machine_rules and not washer:
-        return state | {("toggled_on", obj)}, action
-    new = set(state) | {("toggled_on", obj)}
-    _run_rules(new, world, obj, machine_rules)
-    if washer:
-        _wash(new, world, obj)
-    return frozenset(new), action
+
+    def step(state: State) -> tuple[State, Action]:
+        if on in state:
+            raise PreconditionError(f"{obj} is already on")
+        if not machine_rules and not washer:
+            return state.union((on,)), action
+        new = set(state)
+        new.add(on)
+        _run_rules(new, world, obj, machine_rules)
+        if washer:
+            _wash(new, world, obj)
+        return frozenset(new), action
+    return step
 
 
-# Every primitive on one object after the shared checks (known object, not the agent, reachable, not behind a
-# closed door); NAVIGATE_TO, RELEASE and the held-target actions have their own entry points.
+# Every primitive on one object, made for one (world, action) after the shared checks (known object, not the
+# agent, reachable, not behind a closed door); NAVIGATE_TO, RELEASE and the held-target actions have their own.
 _ONE_OBJECT = {
     "NAVIGATE_TO": _navigate, "GRASP": _grasp, "OPEN": _open_close, "CLOSE": _open_close, "FOLD": _fold,
     "UNFOLD": _fold, "DETACH": _detach, "TOGGLE_ON": _toggle, "TOGGLE_OFF": _toggle,
     **{name: _transform_step for name in ("CUT", "DICE", "COOK", "FREEZE", "WIPE", "MIX")},
 }
+MAX_COMPILED_STEPS = 4096  # per world: a planner's search or a model's invented actions cannot grow it without end
+
+
+def _compile(world: World, action: Action) -> StepFunction:
+    """The step function of one action in one world: what depends only on the action and the world (its
+    arguments, abilities, the literals it tests) is looked up here, once; the function does the rest."""
+    name = action.name
+    factory = _ONE_OBJECT.get(name)
+    if factory is None:
+        if name in HELD_TARGET_ACTIONS:
+            return _held_target(world, action)
+        if name == "RELEASE":
+            return _release(world, action)
+        return _fails(f"unknown action {name!r}")
+    args = action.args
+    if len(args) != 1:
+        return _fails(f"{name} takes one object argument, got {len(args)}")
+    obj = args[0]
+    if obj not in world.objects:
+        return _fails(f"unknown object {obj!r}")
+    if obj == world.agent:
+        return _fails(f"{name} cannot act on the agent")
+    body = factory(world, action, obj)
+    if factory is _navigate:
+        return body
+    near, inside, doors = ("nextto", world.agent, obj), world.inside_sets[obj], name not in _THROUGH_DOORS
+
+    def step(state: State) -> tuple[State, Action]:
+        if near not in state and not _reachable(state, world, obj):
+            raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
+        if doors and not state.isdisjoint(inside):  # inside something: no grasp, toggle, cut... through a closed door
+            closed = _enclosed(state, world, obj)
+            if closed is not None:
+                raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
+        return body(state)
+    return step
+
+
+def step_function(world: World, action: Action) -> StepFunction:
+    """`action`'s step function in `world`, made on first use and kept (at most MAX_COMPILED_STEPS per world):
+    a plan step then costs one dict probe and one call, not the dispatch and static checks again. It holds
+    no state: the same function runs on every state, and a failed check is raised afresh each time."""
+    key = (action.name, action.args)
+    steps = world.steps
+    found = steps.get(key)
+    if found is None:
+        found = _compile(world, action)
+        if len(steps) >= MAX_COMPILED_STEPS:
+            steps.clear()
+        steps[key] = found
+    return found
 
 
 def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
@@ -895,32 +1040,8 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
     The checks run in one fixed order (the first that fails is the step's recorded reason): a known action;
     then for one-object actions one argument, a known object, not the agent, and (except NAVIGATE_TO)
     reachable and not behind a closed door (COOK and FREEZE act through doors), then the action's own
-    preconditions."""
-    name = action.name
-    handler = _ONE_OBJECT.get(name)
-    if handler is None:
-        if name in HELD_TARGET_ACTIONS:
-            return _held_target(state, world, action)
-        if name == "RELEASE":
-            return _release(state, world, action)
-        raise PreconditionError(f"unknown action {name!r}")
-    args = action.args
-    if len(args) != 1:
-        raise PreconditionError(f"{name} takes one object argument, got {len(args)}")
-    obj = args[0]
-    if obj not in world.objects:
-        raise PreconditionError(f"unknown object {obj!r}")
-    if obj == world.agent:
-        raise PreconditionError(f"{name} cannot act on the agent")
-    if handler is _navigate:
-        return _navigate(state, world, action, obj)
-    if ("nextto", world.agent, obj) not in state and not _reachable(state, world, obj):
-        raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
-    if name not in _THROUGH_DOORS and not state.isdisjoint(world.inside_sets[obj]):  # inside something:
-        closed = _enclosed(state, world, obj)  # no grasp, toggle, open, cut... through a closed door
-        if closed is not None:
-            raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
-    return handler(state, world, action, obj)
+    preconditions; held-target actions first need an object in hand."""
+    return step_function(world, action)(state)
 
 
 def _wash(state: set[Literal], world: World, washer: str) -> None:
@@ -956,9 +1077,11 @@ def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure:
         plan = plan[:max_steps]
     state = initial
     steps = trace.steps
+    compiled = world.steps
     for action in plan:
+        step = compiled.get((action.name, action.args)) or step_function(world, action)
         try:
-            new_state, recorded = apply(state, world, action)
+            new_state, recorded = step(state)
         except PreconditionError as exc:
             steps.append(Step(_recorded_failure(state, world, action), FAILED, state, state, str(exc)))
             if on_failure == "stop":
