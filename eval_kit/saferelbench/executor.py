@@ -874,17 +874,18 @@ def _release(world: World, action: Action) -> StepFunction:
 
 def _navigate(world: World, action: Action, obj: str) -> StepFunction:
     grasp_literals, standing, nextto = world.grasp_literals, world.agent_nextto_literals, world.nextto
-    stand_at, in_hand = world.stand_at[obj], ("grasped", world.agent, obj)
+    stand_at, in_hand = frozenset(world.stand_at[obj]), ("grasped", world.agent, obj)
+    there = world.stand_at[obj][0]
 
-    def step(state: State) -> tuple[State, Action]:
+    def step(state: State) -> tuple[State, Action]:  # frozenset operators on frozensets: the fastest form
         grasped = state & grasp_literals
         if not grasped:  # the agent's old place goes: set operations, no Python loop over the state
-            return state.difference(standing).union(stand_at), action
+            return (state - standing) | stand_at, action
         if in_hand in grasped:
             raise PreconditionError(f"{obj} is in hand")
         for lit in grasped:  # the held object comes along
             held = lit[2]
-            return state.difference(standing, nextto[held]).union(stand_at, (("nextto", held, obj),)), action
+            return (state - standing - nextto[held]) | {there, ("nextto", held, obj)}, action
         raise AssertionError("unreachable")  # pragma: no cover - `grasped` is not empty
     return step
 
@@ -907,26 +908,28 @@ def _open_close(world: World, action: Action, obj: str) -> StepFunction:
     if obj not in world.able.get("openable", ()):
         return _fails(f"{obj} cannot be opened or closed")
     is_open = ("open", obj)
+    literal = frozenset((is_open,))
     opens = action.name == "OPEN"
 
     def step(state: State) -> tuple[State, Action]:
         if opens:
             if is_open in state:
                 raise PreconditionError(f"{obj} is already open")
-            return state.union((is_open,)), action
+            return state | literal, action
         if is_open not in state:
             raise PreconditionError(f"{obj} is already closed")
-        return state.difference((is_open,)), action
+        return state - literal, action
     return step
 
 
 def _fold(world: World, action: Action, obj: str) -> StepFunction:
     if not world.has(obj, "foldable"):
         return _fails(f"{obj} cannot be folded")
-    now, was = (("folded", obj), ("unfolded", obj)) if action.name == "FOLD" else (("unfolded", obj), ("folded", obj))
+    folded, unfolded = frozenset((("folded", obj),)), frozenset((("unfolded", obj),))
+    now, was = (folded, unfolded) if action.name == "FOLD" else (unfolded, folded)
 
     def step(state: State) -> tuple[State, Action]:
-        return state.difference((was,)).union((now,)), action
+        return (state - was) | now, action
     return step
 
 
@@ -951,11 +954,12 @@ def _toggle(world: World, action: Action, obj: str) -> StepFunction:
     if obj not in world.able.get("toggleable", ()):
         return _fails(f"{obj} cannot be toggled")
     on = ("toggled_on", obj)
+    literal = frozenset((on,))
     if action.name == "TOGGLE_OFF":
         def off(state: State) -> tuple[State, Action]:
             if on not in state:
                 raise PreconditionError(f"{obj} is already off")
-            return state.difference((on,)), action
+            return state - literal, action
         return off
     machine_rules = knowledge.rules_for("single_toggleable_machine", world.objects[obj])
     washer = world.objects[obj] in knowledge.WASHER_SYNSETS
@@ -964,7 +968,7 @@ def _toggle(world: World, action: Action, obj: str) -> StepFunction:
         if on in state:
             raise PreconditionError(f"{obj} is already on")
         if not machine_rules and not washer:
-            return state.union((on,)), action
+            return state | literal, action
         new = set(state)
         new.add(on)
         _run_rules(new, world, obj, machine_rules)

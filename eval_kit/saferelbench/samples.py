@@ -9,14 +9,14 @@ The builder (`builder/saferel_samples.py`) additionally executes the reference p
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
-from eval_kit.saferelbench.actions import Action, action_from_json
+from eval_kit.saferelbench.actions import Action, action_from_json, trigger_matcher
 from eval_kit.saferelbench.executor import World
 from eval_kit.saferelbench.goals import CompiledCondition, compile_condition
 from eval_kit.saferelbench.literals import LiteralError, State, split_initial
@@ -40,6 +40,11 @@ class ProcessGoal:
     tip: str
     mitigation: tuple[Action, ...]
     trigger_state: CompiledCondition | None = None
+
+    @cached_property
+    def matches(self) -> Callable[[Action], bool] | None:
+        """`trigger_matches(self.trigger, step)` for a step with the trigger's name (None: a state trigger)."""
+        return None if self.trigger is None else trigger_matcher(self.trigger)
 
 
 @dataclass(frozen=True)
