@@ -214,6 +214,17 @@ class World:
             ("inside", o, c), ("ontop", o, c), ("contains", c, o), ("filled", c, o))))
 
     @cached_property
+    def offers(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(insource i x)`, `(filled i x)`, `(contains i x)`: what it may give (FILL, POUR)."""
+        return _LazySets(lambda i: frozenset(lit for o in self.objects for lit in (
+            ("insource", i, o), ("filled", i, o), ("contains", i, o))))
+
+    @cached_property
+    def covers(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(covered i x)`: what WIPE may remove from it."""
+        return _LazySets(lambda i: frozenset(("covered", i, o) for o in self.objects))
+
+    @cached_property
     def nextto(self) -> dict[str, frozenset[Literal]]:
         """instance -> every `(nextto obj x)` and `(nextto x obj)` over the world's objects, made on first use."""
         return _LazySets(lambda obj: frozenset([*(("nextto", obj, o) for o in self.objects),
@@ -379,14 +390,13 @@ def _substances_of(state: State, world: World, source: str, taking: bool = False
     out = set()
     conditions = knowledge.source_substances(world.objects.get(source, ""))
     reader = _condition_reader(state, world, source)
-    for lit in state:
-        if len(lit) == 3 and lit[1] == source:
-            if lit[0] == "insource":
-                need = conditions.get(world.objects.get(lit[2], ""), [])
-                if knowledge.conditions_met(need, reader):
-                    out.add(lit[2])
-            elif lit[0] in ("filled", "contains") and (not taking or _holds_bulk(world, source, lit[2])):
+    for lit in state & world.offers[source]:
+        if lit[0] == "insource":
+            need = conditions.get(world.objects.get(lit[2], ""), [])
+            if knowledge.conditions_met(need, reader):
                 out.add(lit[2])
+        elif not taking or _holds_bulk(world, source, lit[2]):  # filled with / contains it
+            out.add(lit[2])
     for synset, need in conditions.items():
         if knowledge.conditions_met(need, reader):
             out |= {i for i in world.instances_of(synset) if ("future", i) not in state}
@@ -422,7 +432,12 @@ def _make_real(state: set[Literal], world: World, synset: str, count: int,
 
 def _contents(state: State | set[Literal], world: World, container: str) -> list[str]:
     """What `container` holds, sorted: objects inside or on it, substances it contains or is filled with."""
-    return sorted({lit[2] if lit[1] == container else lit[1] for lit in state & world.held_in[container]})
+    return _listed(state & world.held_in[container], container)
+
+
+def _listed(holds: Iterable[Literal], container: str) -> list[str]:
+    """The sorted instances `holds` (literals of `world.held_in[container]` that hold) name beside the container."""
+    return sorted({lit[2] if lit[1] == container else lit[1] for lit in holds})
 
 
 def _state_holds(state: State | set[Literal], world: World, instances: Sequence[str], predicate: str,
@@ -473,6 +488,19 @@ def _key_needs(rule: knowledge.Rule) -> frozenset[str]:
 
 
 _RULE_INDEX: dict[int, tuple[Sequence[knowledge.Rule], dict[str, list[int]], list[int]]] = {}
+_NEED_INPUTS: dict[int, tuple[tuple[knowledge.Rule, ...], bool]] = {}
+
+
+def _all_need_inputs(rules: tuple[knowledge.Rule, ...]) -> bool:
+    """Whether every rule needs some input synset, so that none can fire in an empty container (kept per
+    tuple: `knowledge.rules_for` returns the same tuple object for the same kind and synset)."""
+    found = _NEED_INPUTS.get(id(rules))
+    if found is None or found[0] is not rules:
+        found = (rules, all(_key_needs(r) for r in rules))
+        if len(_NEED_INPUTS) > 4096:  # bounded, like _RULE_INDEX
+            _NEED_INPUTS.clear()
+        _NEED_INPUTS[id(rules)] = found
+    return found[1]
 
 
 def _candidates(rules: Sequence[knowledge.Rule], present) -> list[knowledge.Rule]:
@@ -792,7 +820,7 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
         if not (obj != held):
             raise PreconditionError("cannot wipe the tool with itself")
         reader = _condition_reader(state, world, held)
-        for lit in [lit for lit in state if lit[0] == "covered" and lit[1] == obj]:
+        for lit in state & world.covers[obj]:
             if knowledge.conditions_met(knowledge.remover_condition(world.objects[held], world.objects.get(lit[2], "")),
                                         reader):
                 new.discard(lit)
@@ -813,12 +841,15 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     if not (source is not None):
         raise PreconditionError(f"{obj} is not on or in an active heat source")
     # recipes first (their inputs are raw: "dough not cooked"), then what is left cooks or heats
-    contents = _contents(new, world, obj)
-    if _run_rules(new, world, obj, knowledge.rules_for("heat_cook", world.objects[obj]), source, contents):
-        contents = _contents(new, world, obj)
-    items = [obj] + [lit[1] for lit in new & world.held_in[obj] if lit[0] == "inside" or lit[0] == "ontop"]
+    synset, held_in = world.objects[obj], world.held_in[obj]
+    holds = new & held_in  # what obj holds; made again whenever a rule fired
+    contents = _listed(holds, obj)
+    rules = knowledge.rules_for("heat_cook", synset)
+    if (contents or not _all_need_inputs(rules)) and _run_rules(new, world, obj, rules, source, contents):
+        holds = new & held_in
+        contents = _listed(holds, obj)
     effects = world.heat_effects
-    for item in items:
+    for item in [obj, *(lit[1] for lit in holds if lit[0] == "inside" or lit[0] == "ontop")]:
         cooks, heats = effects[item]
         if cooks:
             new.add(("cooked", item))
@@ -829,13 +860,16 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     contained = None
     for kind in ("substance_cooking", "substance_watercooking"):
         if contained is None:
-            contained = [r for syn in sorted({world.objects.get(lit[2], "") for lit in new & world.held_in[obj]
+            contained = [r for syn in sorted({world.objects.get(lit[2], "") for lit in holds
                                               if lit[0] == "contains" or lit[0] == "filled"})
                          for r in knowledge.substance_cooking_rules(syn)]
         rules = [r for r in contained if r.kind == kind]
         if _run_rules(new, world, obj, rules, source, contents):
-            contents, contained = _contents(new, world, obj), None
-    _run_rules(new, world, obj, knowledge.rules_for("melting", world.objects[obj]), source, contents)
+            holds = new & held_in
+            contents, contained = _listed(holds, obj), None
+    rules = knowledge.rules_for("melting", synset)
+    if contents or not _all_need_inputs(rules):
+        _run_rules(new, world, obj, rules, source, contents)
     return frozenset(new)
 
 

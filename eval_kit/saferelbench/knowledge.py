@@ -94,6 +94,7 @@ def cold_params(synset: str) -> dict[str, Any] | None:
     return properties(synset).get("coldSource")
 
 
+@cache
 def remover_condition(tool: str, substance: str) -> list | None:
     """The conditions under which particleRemover `tool` removes `substance` ([] = none; None = it cannot).
 
