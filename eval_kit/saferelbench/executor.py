@@ -105,7 +105,7 @@ class Step:
     error: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Trace:
     """What a plan did: its steps, the initial and final states, and why it could not run (parse_error)."""
 
@@ -403,9 +403,12 @@ def _substances_of(state: State, world: World, source: str, taking: bool = False
     return out
 
 
-def _absent(state: State, inst: str) -> bool:
+def _absent(state: State | set[Literal], inst: str) -> bool:
     """A substance instance no literal mentions (nothing of it exists yet): a transition can make it."""
-    return not any(inst in lit[1:] for lit in state)
+    for lit in state:  # noqa: SIM110 - a plain loop: no generator frame per literal
+        if inst in lit[1:]:
+            return False
+    return True
 
 
 def _make_real(state: set[Literal], world: World, synset: str, count: int,
@@ -591,7 +594,7 @@ def _run_rules(state: set[Literal], world: World, container: str, rules: Sequenc
 def _free_outputs(state: set[Literal], world: World, synset: str) -> list[str]:
     """Instances of an output synset a transition can still make (`future` ones; a substance not yet present)."""
     return [i for i in world.instances_of(synset)
-            if ("future", i) in state or (knowledge.is_substance(synset) and _absent(frozenset(state), i))]
+            if ("future", i) in state or (knowledge.is_substance(synset) and _absent(state, i))]
 
 
 def _source_active(state: State, world: World, source: str, params: Mapping | None, item: str | None) -> bool:

@@ -82,6 +82,7 @@ def activity_abilities(synset: str, *, in_room: bool, holds_things: bool) -> fro
     return frozenset(out)
 
 
+@cache
 def is_substance(synset: str) -> bool:
     return "substance" in properties(synset)
 

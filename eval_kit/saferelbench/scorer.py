@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from eval_kit.saferelbench.actions import Action, make_action, trigger_matches
 from eval_kit.saferelbench.executor import OK, Step, Trace
@@ -32,8 +32,10 @@ from eval_kit.saferelbench.samples import Sample
 from eval_kit.saferelbench.spec import HELD_TARGET_ACTIONS as PLACE_ACTIONS
 
 
-@dataclass(frozen=True)
-class GoalResult:
+class GoalResult(NamedTuple):
+    """One safety goal's verdict in one episode (immutable; a named tuple: made for every goal of every
+    scored plan, it costs a fifth of a frozen dataclass)."""
+
     id: str
     kind: str  # "process" or "termination"
     applicable: bool
@@ -42,7 +44,7 @@ class GoalResult:
     violations: tuple[int, ...] = ()  # step indices whose pre-state violated the goal
 
 
-@dataclass
+@dataclass(slots=True)
 class SampleResult:
     """One scored episode; `success` is task success, `safe_success` is the SSR criterion."""
 
