@@ -638,25 +638,6 @@ def _cold_source_of(state: State, world: World, obj: str) -> str | None:
     return None
 
 
-def _lift(state: State, world: World, obj: str) -> set[Literal]:
-    """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays.
-
-    Only x's own literals change, so only they are visited (a plan step costs a pass over the state once).
-    The memory of an earlier lift goes; a relation it shares with the new memory is made again."""
-    new = set(state)
-    remembered = []
-    for lit in state & world.own[obj]:
-        hide = _HIDE.get(lit[0])
-        if hide is None:  # a hidden memory of an earlier lift
-            new.discard(lit)
-            continue
-        remembered.append((hide, obj, lit[2]))
-        if lit[0] in _LIFTED:
-            new.discard(lit)
-    new.update(remembered)
-    return new
-
-
 def _settle(state: set[Literal], world: World, obj: str, relation: str, target: str) -> None:
     """x is set down by (relation, target): back where it was restores its old relations; else it moved."""
     memory, own_nextto = set(), []
@@ -930,13 +911,25 @@ def _navigate(world: World, action: Action, obj: str) -> StepFunction:
 def _grasp(world: World, action: Action, obj: str) -> StepFunction:
     if obj not in world.able.get("graspable", ()):
         return _fails(f"{obj} cannot be grasped")
-    grasp_literals, grip = world.grasp_literals, ("grasped", world.agent, obj)
+    grasp_literals, grip, own = world.grasp_literals, ("grasped", world.agent, obj), world.own[obj]
 
     def step(state: State) -> tuple[State, Action]:
+        """x leaves its support: its lifted relations go, remembered as hidden literals; `nextto` stays.
+        Only x's own literals change, so only they are visited. The memory of an earlier lift goes; a
+        relation it shares with the new memory is made again."""
         if not state.isdisjoint(grasp_literals):
             raise PreconditionError(f"hand is full (holding {_holding(state, world)})")
-        new = _lift(state, world, obj)
-        new.add(grip)
+        new = set(state)
+        remembered = [grip]
+        for lit in state & own:
+            hide = _HIDE.get(lit[0])
+            if hide is None:  # a hidden memory of an earlier lift
+                new.discard(lit)
+                continue
+            remembered.append((hide, obj, lit[2]))
+            if lit[0] in _LIFTED:
+                new.discard(lit)
+        new.update(remembered)
         return frozenset(new), action
     return step
 
