@@ -77,6 +77,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
@@ -94,9 +95,11 @@ _THROUGH_DOORS = frozenset({"COOK", "FREEZE"})
 _HOLDER_ABILITIES = frozenset({"container", "openable", "fillable"})
 
 
-@dataclass(slots=True)
-class Step:
-    """One executed or attempted action with the states around it (before == after when it failed)."""
+class Step(NamedTuple):
+    """One executed or attempted action with the states around it (before == after when it failed).
+
+    Immutable, a named tuple: the executor makes one per step of every plan (`tuple.__new__` on a built
+    tuple is the cheapest way Python has to make an object with named fields)."""
 
     action: Action
     status: str
@@ -223,6 +226,11 @@ class World:
     def covers(self) -> dict[str, frozenset[Literal]]:
         """instance -> every `(covered i x)`: what WIPE may remove from it."""
         return _LazySets(lambda i: frozenset(("covered", i, o) for o in self.objects))
+
+    @cached_property
+    def carried(self) -> dict[str, frozenset[Literal]]:
+        """held object -> `agent_nextto_literals | nextto[held]`: what NAVIGATE_TO with it in hand replaces."""
+        return _LazySets(lambda held: self.agent_nextto_literals | self.nextto[held])
 
     @cached_property
     def nextto(self) -> dict[str, frozenset[Literal]]:
@@ -891,7 +899,7 @@ def _release(world: World, action: Action) -> StepFunction:
 
 
 def _navigate(world: World, action: Action, obj: str) -> StepFunction:
-    grasp_literals, standing, nextto = world.grasp_literals, world.agent_nextto_literals, world.nextto
+    grasp_literals, standing, carried = world.grasp_literals, world.agent_nextto_literals, world.carried
     stand_at, in_hand = frozenset(world.stand_at[obj]), ("grasped", world.agent, obj)
     there = world.stand_at[obj][0]
 
@@ -903,7 +911,7 @@ def _navigate(world: World, action: Action, obj: str) -> StepFunction:
             raise PreconditionError(f"{obj} is in hand")
         for lit in grasped:  # the held object comes along
             held = lit[2]
-            return (state - standing - nextto[held]) | {there, ("nextto", held, obj)}, action
+            return (state - carried[held]) | {there, ("nextto", held, obj)}, action
         raise AssertionError("unreachable")  # pragma: no cover - `grasped` is not empty
     return step
 
@@ -1100,6 +1108,9 @@ def _recorded_failure(state: State, world: World, action: Action) -> Action:
     return action
 
 
+_make_step = tuple.__new__
+
+
 def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure: str = "continue",
             max_steps: int | None = None) -> Trace:
     """Run a plan from `initial`; every step is recorded (see the module docstring for the rules)."""
@@ -1121,6 +1132,6 @@ def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure:
             if on_failure == "stop":
                 break
             continue
-        steps.append(Step(recorded, OK, state, new_state))
+        steps.append(_make_step(Step, (recorded, OK, state, new_state, None)))
         state = new_state
     return trace

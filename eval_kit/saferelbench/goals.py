@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from eval_kit.saferelbench.literals import LiteralError, State, domain_predicates, require_bddl
+from eval_kit.saferelbench.literals import Literal, LiteralError, State, domain_predicates, require_bddl
 
 Check = Callable[[State], bool]
 SYMMETRIC_PREDICATES = frozenset({"nextto"})
@@ -133,7 +133,8 @@ class _Grounder:
             if len(body) != 1:
                 raise LiteralError(f"(not ...) takes one expression, got {len(body)}")
             child = self.compile(body[0], env)
-            return lambda s: not child(s)
+            literal = getattr(child, "literal", None)
+            return _negative(literal) if literal is not None else lambda s: not child(s)
         if head == "imply":
             if len(body) != 2:
                 raise LiteralError("(imply A B) takes two expressions")
@@ -180,11 +181,42 @@ class _Grounder:
         if head in SYMMETRIC_PREDICATES:
             mirrored = (head, args[1], args[0])
             return lambda s: key in s or mirrored in s
-        return lambda s: key in s
+        return _positive(key)
+
+
+def _positive(key: Literal) -> Check:
+    """`key in s`, tagged `.literal` so that a conjunction can test all its literals in one set operation."""
+    def check(s: State) -> bool:
+        return key in s
+    check.literal = key  # type: ignore[attr-defined]
+    return check
+
+
+def _negative(key: Literal) -> Check:
+    """`key not in s`, tagged `.negated` (see `_positive`)."""
+    def check(s: State) -> bool:
+        return key not in s
+    check.negated = key  # type: ignore[attr-defined]
+    return check
 
 
 def _all_of(children: tuple[Check, ...]) -> Check:
-    """A conjunction as one closure, short-circuiting left to right like all() (0, 1, 2 children inlined)."""
+    """A conjunction as one closure, short-circuiting left to right like all() (0, 1, 2 children inlined).
+
+    Its ground literals (and negated ones) are tested together first, in C: `wanted <= s and
+    s.isdisjoint(unwanted)`; the checks are pure, so the order they run in does not change the result."""
+    wanted = frozenset(c.literal for c in children if hasattr(c, "literal"))
+    unwanted = frozenset(c.negated for c in children if hasattr(c, "negated"))
+    if len(wanted) + len(unwanted) > 1:
+        rest = tuple(c for c in children if not hasattr(c, "literal") and not hasattr(c, "negated"))
+        if not unwanted:
+            literals: Check = wanted.issubset
+        elif not wanted:
+            literals = unwanted.isdisjoint
+        else:
+            def literals(s: State) -> bool:
+                return wanted <= s and s.isdisjoint(unwanted)
+        children = (literals, *rest)
     if not children:
         return lambda s: True
     if len(children) == 1:
@@ -203,7 +235,16 @@ def _all_of(children: tuple[Check, ...]) -> Check:
 
 
 def _any_of(children: tuple[Check, ...]) -> Check:
-    """A disjunction as one closure, short-circuiting left to right like any()."""
+    """A disjunction as one closure, short-circuiting left to right like any(); its ground literals (and
+    negated ones) are tested together first, in C, as in `_all_of`."""
+    wanted = frozenset(c.literal for c in children if hasattr(c, "literal"))
+    unwanted = frozenset(c.negated for c in children if hasattr(c, "negated"))
+    if len(wanted) + len(unwanted) > 1:
+        rest = tuple(c for c in children if not hasattr(c, "literal") and not hasattr(c, "negated"))
+
+        def literals(s: State) -> bool:  # one of `wanted` holds, or one of `unwanted` does not
+            return not wanted.isdisjoint(s) or not unwanted <= s
+        children = (literals, *rest)
     if not children:
         return lambda s: False
     if len(children) == 1:
