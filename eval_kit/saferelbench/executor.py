@@ -77,7 +77,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
@@ -95,11 +94,9 @@ _THROUGH_DOORS = frozenset({"COOK", "FREEZE"})
 _HOLDER_ABILITIES = frozenset({"container", "openable", "fillable"})
 
 
-class Step(NamedTuple):
-    """One executed or attempted action with the states around it (before == after when it failed).
-
-    Immutable, a named tuple: the executor makes one per step of every plan (`tuple.__new__` on a built
-    tuple is the cheapest way Python has to make an object with named fields)."""
+@dataclass(slots=True)
+class Step:
+    """One executed or attempted action with the states around it (before == after when it failed)."""
 
     action: Action
     status: str
@@ -1108,9 +1105,6 @@ def _recorded_failure(state: State, world: World, action: Action) -> Action:
     return action
 
 
-_make_step = tuple.__new__
-
-
 def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure: str = "continue",
             max_steps: int | None = None) -> Trace:
     """Run a plan from `initial`; every step is recorded (see the module docstring for the rules)."""
@@ -1132,6 +1126,6 @@ def execute(initial: State, world: World, plan: Sequence[Action], *, on_failure:
             if on_failure == "stop":
                 break
             continue
-        steps.append(_make_step(Step, (recorded, OK, state, new_state, None)))
+        steps.append(Step(recorded, OK, state, new_state))
         state = new_state
     return trace
