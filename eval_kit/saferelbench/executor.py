@@ -752,9 +752,9 @@ def _place(state: State, world: World, name: str, held: str, target: str) -> Sta
         _settle(new, world, held, "ontop", target)
         new |= {("ontop", held, target), ("touching", held, target)}
     elif name == "PLACE_INSIDE":
-        if not world.has(target, "container"):
+        if target not in world.able.get("container", ()):
             raise PreconditionError(f"{target} is not a container")
-        if world.has(target, "openable") and ("open", target) not in state:
+        if target in world.able.get("openable", ()) and ("open", target) not in state:
             raise PreconditionError(f"{target} is closed (OPEN it first)")
         _settle(new, world, held, "inside", target)
         new.add(("inside", held, target))
