@@ -188,11 +188,6 @@ class World:
         return (type(self), (self.objects, self.abilities, self.agent, self.floor, self.rooms))
 
     @cached_property
-    def stand_at(self) -> dict[str, tuple[Literal]]:
-        """instance -> `(("nextto", agent, instance),)`: where NAVIGATE_TO leaves the agent, made once per world."""
-        return {o: (("nextto", self.agent, o),) for o in self.objects}
-
-    @cached_property
     def own(self) -> dict[str, frozenset[Literal]]:
         """instance -> every literal by which it rests somewhere (`ontop`, `inside`, ... `nextto`, and their
         hidden `~` memories) over the world's objects, made on first use per object: `state & world.own[x]`
@@ -495,30 +490,15 @@ def _key_needs(rule: knowledge.Rule) -> frozenset[str]:
     return rule.needs
 
 
-_RULE_INDEX: dict[int, tuple[Sequence[knowledge.Rule], dict[str, list[int]], list[int]]] = {}
-_NEED_INPUTS: dict[int, tuple[tuple[knowledge.Rule, ...], bool]] = {}
+_RULE_INDEX: dict[int, tuple[tuple[knowledge.Rule, ...], dict[str, list[int]], list[int]]] = {}
 
 
-def _all_need_inputs(rules: tuple[knowledge.Rule, ...]) -> bool:
-    """Whether every rule needs some input synset, so that none can fire in an empty container (kept per
-    tuple: `knowledge.rules_for` returns the same tuple object for the same kind and synset)."""
-    found = _NEED_INPUTS.get(id(rules))
-    if found is None or found[0] is not rules:
-        found = (rules, all(_key_needs(r) for r in rules))
-        if len(_NEED_INPUTS) > 4096:  # bounded, like _RULE_INDEX
-            _NEED_INPUTS.clear()
-        _NEED_INPUTS[id(rules)] = found
-    return found[1]
-
-
-def _candidates(rules: Sequence[knowledge.Rule], present) -> list[knowledge.Rule]:
-    """The rules, in their order, that could fire with the synsets `present`: each rule is indexed under one of
-    the synsets it needs (a rule whose needs are all present has that one present), so a pan holding an
-    egg looks at the egg's rules only, not at all 32 heat_cook rules. Lists (built per step) are not indexed."""
-    if not isinstance(rules, tuple) or len(rules) < 8:
-        return list(rules)
+def _rule_index(rules: tuple[knowledge.Rule, ...]) -> tuple[dict[str, list[int]], list[int]]:
+    """(needed synset -> indices of the rules indexed under it, indices of rules that need nothing), kept per
+    tuple: `knowledge.rules_for` returns the same tuple object for the same kind and synset. Each rule is
+    indexed under one of the synsets it needs (a rule whose needs are all present has that one present)."""
     entry = _RULE_INDEX.get(id(rules))
-    if entry is None or entry[0] is not rules:  # the same tuple object (knowledge.rules_for caches it)
+    if entry is None or entry[0] is not rules:
         by_need: dict[str, list[int]] = {}
         free: list[int] = []
         for i, rule in enumerate(rules):
@@ -531,7 +511,21 @@ def _candidates(rules: Sequence[knowledge.Rule], present) -> list[knowledge.Rule
         if len(_RULE_INDEX) > 4096:  # bounded: callers passing fresh tuples cannot grow it without end
             _RULE_INDEX.clear()
         _RULE_INDEX[id(rules)] = entry
-    _, by_need, free = entry
+    return entry[1], entry[2]
+
+
+def _all_need_inputs(rules: tuple[knowledge.Rule, ...]) -> bool:
+    """Whether every rule needs some input synset, so that none can fire in an empty container."""
+    return not _rule_index(rules)[1]
+
+
+def _candidates(rules: Sequence[knowledge.Rule], present) -> list[knowledge.Rule]:
+    """The rules, in their order, that could fire with the synsets `present` (`_rule_index`), so a pan
+    holding an egg looks at the egg's rules only, not at all 32 heat_cook rules. Lists (built per step) and
+    short tuples are not indexed."""
+    if not isinstance(rules, tuple) or len(rules) < 8:
+        return list(rules)
+    by_need, free = _rule_index(rules)
     hits = [i for synset in present for i in by_need.get(synset, ())]
     if not hits and not free:
         return []
@@ -687,13 +681,9 @@ def _held_target(world: World, action: Action) -> StepFunction:
     near = ("nextto", agent, target)
     inside = world.inside_sets.get(target, frozenset())
     body = _FILL_POUR.get(name, _place)
-    grasp_literals = world.grasp_literals
 
     def step(state: State) -> tuple[State, Action]:
-        held = None
-        for lit in state & grasp_literals:
-            held = lit[2]
-            break
+        held = _holding(state, world)
         if held is None:
             raise PreconditionError(f"{name} needs an object in hand")
         if first is not None:
@@ -871,13 +861,10 @@ def _fails(message: str) -> StepFunction:
 
 def _release(world: World, action: Action) -> StepFunction:
     args = action.args
-    grasp_literals, own, floor, agent = world.grasp_literals, world.own, world.floor, world.agent
+    own, floor, agent = world.own, world.floor, world.agent
 
     def step(state: State) -> tuple[State, Action]:
-        held = None
-        for lit in state & grasp_literals:
-            held = lit[2]
-            break
+        held = _holding(state, world)
         if held is None:
             raise PreconditionError("RELEASE needs an object in hand")
         if len(args) > 1:
@@ -897,8 +884,8 @@ def _release(world: World, action: Action) -> StepFunction:
 
 def _navigate(world: World, action: Action, obj: str) -> StepFunction:
     grasp_literals, standing, carried = world.grasp_literals, world.agent_nextto_literals, world.carried
-    stand_at, in_hand = frozenset(world.stand_at[obj]), ("grasped", world.agent, obj)
-    there = world.stand_at[obj][0]
+    there, in_hand = ("nextto", world.agent, obj), ("grasped", world.agent, obj)
+    stand_at = frozenset((there,))
 
     def step(state: State) -> tuple[State, Action]:  # frozenset operators on frozensets: the fastest form
         grasped = state & grasp_literals

@@ -200,15 +200,21 @@ def _negative(key: Literal) -> Check:
     return check
 
 
+def _grouped_literals(children: tuple[Check, ...]) -> tuple[frozenset, frozenset, tuple[Check, ...]]:
+    """(the literals `_positive` children test, those `_negative` children test, the other children)."""
+    wanted = frozenset(c.literal for c in children if hasattr(c, "literal"))
+    unwanted = frozenset(c.negated for c in children if hasattr(c, "negated"))
+    rest = tuple(c for c in children if not hasattr(c, "literal") and not hasattr(c, "negated"))
+    return wanted, unwanted, rest
+
+
 def _all_of(children: tuple[Check, ...]) -> Check:
     """A conjunction as one closure, short-circuiting left to right like all() (0, 1, 2 children inlined).
 
     Its ground literals (and negated ones) are tested together first, in C: `wanted <= s and
     s.isdisjoint(unwanted)`; the checks are pure, so the order they run in does not change the result."""
-    wanted = frozenset(c.literal for c in children if hasattr(c, "literal"))
-    unwanted = frozenset(c.negated for c in children if hasattr(c, "negated"))
+    wanted, unwanted, rest = _grouped_literals(children)
     if len(wanted) + len(unwanted) > 1:
-        rest = tuple(c for c in children if not hasattr(c, "literal") and not hasattr(c, "negated"))
         if not unwanted:
             literals: Check = wanted.issubset
         elif not wanted:
@@ -237,10 +243,8 @@ def _all_of(children: tuple[Check, ...]) -> Check:
 def _any_of(children: tuple[Check, ...]) -> Check:
     """A disjunction as one closure, short-circuiting left to right like any(); its ground literals (and
     negated ones) are tested together first, in C, as in `_all_of`."""
-    wanted = frozenset(c.literal for c in children if hasattr(c, "literal"))
-    unwanted = frozenset(c.negated for c in children if hasattr(c, "negated"))
+    wanted, unwanted, rest = _grouped_literals(children)
     if len(wanted) + len(unwanted) > 1:
-        rest = tuple(c for c in children if not hasattr(c, "literal") and not hasattr(c, "negated"))
 
         def literals(s: State) -> bool:  # one of `wanted` holds, or one of `unwanted` does not
             return not wanted.isdisjoint(s) or not unwanted <= s

@@ -134,11 +134,7 @@ def score_trace(sample: Sample, trace: Trace, variant: str = "base") -> SampleRe
             applicable = trigger is not None and any(trigger_matches(trigger, s.action) for s in steps)
         satisfied = goal.condition.holds(final) if applicable else None
         goals.append(GoalResult(goal.id, "termination", applicable, satisfied))
-    safe = True
-    for g in goals:
-        if g.applicable and not g.satisfied:
-            safe = False
-            break
+    safe = all(g.satisfied for g in goals if g.applicable)
     failed = len(steps) - list(map(_STATUS, steps)).count(OK)
     return SampleResult(sample.id, variant, True, success, safe, goals, len(steps), failed,
                         truncated=trace.truncated, counted=sample.counted_goals)
