@@ -3,15 +3,17 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
+# the tested versions (constraints.txt): new upstream releases cannot change the demo data or the suite's results
+LOCK := -c constraints.txt
 
-.PHONY: test demo demo-data saferel-generated lint install clean lmms-eval-check bench
+.PHONY: test demo demo-data saferel-generated lint install clean lmms-eval-check bench lock
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(VENV)/.installed: pyproject.toml Makefile constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install torch==2.13.0  # the CPU build first, or pip pulls a multi-GB CUDA torch (tests use tiny models)
-	$(PIP) install -e ".[dev,builder,models,ray,publish]"
-	$(PIP) install --no-deps "bddl==3.6.0"  # SafeRelBench's BDDL parser; --no-deps skips nltk/jupytext/pytest
+	$(PIP) install $(LOCK) -e ".[dev,builder,models,ray,publish]"
+	$(PIP) install $(LOCK) --no-deps "bddl==3.6.0"  # SafeRelBench's BDDL parser; --no-deps skips nltk/jupytext/pytest
 	touch $@
 
 install: $(VENV)/.installed
@@ -55,6 +57,19 @@ lmms-eval-check: install
 # tens of minutes. CI runs the same scripts with --quick through tests/test_benchmarks_quick.py.
 bench: install
 	$(PY) benchmarks/run_all.py
+
+# constraints.txt anew: the newest versions pyproject.toml allows, resolved in a throwaway venv (.lock-venv/)
+# with no constraints, then frozen (torch and the project itself left out). Review the diff and run `make test`:
+# a release that changes the demo data fails tests/test_publish_card.py and tests/test_demo.py until the
+# committed demo outputs are regenerated.
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
+	.lock-venv/bin/python -m pip --disable-pip-version-check -q install -e ".[dev,builder,models,ray,publish]"
+	.lock-venv/bin/python -m pip --disable-pip-version-check -q install --no-deps "bddl==3.6.0"
+	{ sed -n '/^#/p' constraints.txt; .lock-venv/bin/python -m pip freeze --exclude-editable --exclude torch; } \
+		> constraints.txt.new && mv constraints.txt.new constraints.txt
+	rm -rf .lock-venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

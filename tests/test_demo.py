@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from builder.cli import cli
+from tests.lock import lock_drift
 
 
 def test_demo_runs_end_to_end(tmp_path, monkeypatch):
@@ -62,7 +63,7 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     assert len(listed) == 9
     for bench, model, headline in listed:
         assert re.search(rf"{re.escape(bench)} {re.escape(model)}: \S+ \({re.escape(headline)}\)", result.output), (
-            bench, model, headline)
+            bench, model, headline, lock_drift())
     # `make demo` leaves a checkout clean: the cards it writes are the committed ones
     for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):
         assert (tmp_path / folder / "README.md").read_text() == (root / folder / "README.md").read_text(), folder
