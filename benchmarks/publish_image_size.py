@@ -48,8 +48,11 @@ def photos(real: str | None, work: Path, n: int) -> tuple[Path, list[Path], str]
     if files:
         return folder, files[:n], f"real photos in {folder}"
     cli("forge", "synthetic", work / "synthetic", "-n", str(n), "--width", "1280", "--height", "720")
-    files = sorted((work / "synthetic").glob("*.png"))
-    return work / "synthetic", files, "synthetic scenes (no real photos found)"
+    folder = work / "synthetic" / "images"  # `forge synthetic` writes its PNGs there, beside sources.jsonl
+    files = sorted(folder.glob("*.png"))
+    if not files:
+        raise SystemExit(f"hazardkit forge synthetic wrote no PNG into {folder}")
+    return folder, files, "synthetic scenes (no real photos found)"
 
 
 def psnr(a: np.ndarray, b: np.ndarray) -> float:

@@ -7,6 +7,7 @@ drifted packages in its failure message instead of leaving a bare diff.
 
 from __future__ import annotations
 
+import re
 from importlib import metadata
 from pathlib import Path
 
@@ -26,3 +27,10 @@ def lock_drift() -> str:
         return ""
     shown = ", ".join(drift[:12]) + (" ..." if len(drift) > 12 else "")
     return f"environment differs from constraints.txt ({len(drift)} packages): {shown}"
+
+
+def byte_sizes_masked(card: str) -> str:
+    """A dataset card with its byte sizes masked: Parquet and image bytes depend on the encoders that wrote them
+    (pyarrow, Pillow's zlib and libjpeg, perhaps the CPU they ran on), while every count and statement must not."""
+    card = re.sub(r"(num_bytes|download_size|dataset_size): \d+", r"\1: N", card)
+    return re.sub(r"\d+(\.\d+)? (B|KB|MB|GB)\b", "SIZE", card)

@@ -21,7 +21,7 @@ from builder.publish.card import check_card
 from builder.publish.croissant import structural_problems
 from builder.publish.pipeline import publish
 from builder.publish.publishers import get_publisher
-from tests.lock import lock_drift
+from tests.lock import byte_sizes_masked, lock_drift
 from tests.publish_fixtures import demo_records, write_records_input
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -102,12 +102,8 @@ def test_committed_card_is_the_generator_output(tmp_path: Path) -> None:
     """movsafebench/README.md in git is what `make demo-data` writes, so the repo-root load works after it."""
     publish("movsafebench", version="0.1.0", config="demo", out=tmp_path, date="2026-11-30",
             notes="demo config: HazardForge on synthetic scenes")
-    def sizes_masked(text: str) -> str:  # byte sizes depend on the pyarrow version that wrote the files
-        text = re.sub(r"(num_bytes|download_size|dataset_size): \d+", r"\1: N", text)
-        return re.sub(r"\d+(\.\d+)? (B|KB|MB|GB)\b", "SIZE", text)
-
     committed = (REPO_ROOT / "movsafebench" / "README.md").read_text()
-    assert sizes_masked(committed) == sizes_masked((tmp_path / "README.md").read_text()), lock_drift()
+    assert byte_sizes_masked(committed) == byte_sizes_masked((tmp_path / "README.md").read_text()), lock_drift()
 
 
 def test_check_card_finds_wrong_counts_and_schemas(published, tmp_path: Path) -> None:
