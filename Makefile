@@ -63,10 +63,8 @@ bench: install
 # a release that changes the demo data fails tests/test_publish_card.py and tests/test_demo.py until the
 # committed demo outputs are regenerated.
 lock:
-	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/python -m pip --disable-pip-version-check -q install torch==2.13.0
-	.lock-venv/bin/python -m pip --disable-pip-version-check -q install -e ".[dev,builder,models,ray,publish]"
-	.lock-venv/bin/python -m pip --disable-pip-version-check -q install --no-deps "bddl==3.6.0"
+	rm -rf .lock-venv
+	$(MAKE) install VENV=.lock-venv LOCK=  # the install recipe above, without the constraints
 	{ sed -n '/^#/p' constraints.txt; .lock-venv/bin/python -m pip freeze --exclude-editable --exclude torch; } \
 		> constraints.txt.new && mv constraints.txt.new constraints.txt
 	rm -rf .lock-venv

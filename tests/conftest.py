@@ -9,7 +9,6 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
-
 def pytest_report_header(config) -> list[str]:
     """Name, above the results, the installed packages whose versions differ from constraints.txt."""
     from tests.lock import lock_drift
