@@ -296,7 +296,7 @@ _LICENCE_TEXT = (
     "images are published only where that licence allows. Unedited source images (`no_edit` rows) are "
     "published only for sources whose licence allows redistribution. Demo configs contain "
     "procedurally drawn images made by this project (CC BY-NC 4.0). Any other source keeps its own licence, "
-    "stated per config below as the maintainer gave it."
+    "stated per config under How the data were built (above) as the maintainer gave it."
 )
 
 SOURCES = (
@@ -369,7 +369,7 @@ def movsafebench_publisher() -> Publisher:
         ),
         limitations=(
             "Images are edited: inserted objects can carry editor artefacts that the quality check named for "
-            "each config below did not catch.",
+            "each config under How the data were built (above) did not catch.",
             "The answer is the source's recorded or derived safe direction (DriveBench: the recorded ego "
             "steering; SA-Bench: derived, see below; other sources: as their maintainer labelled them); the "
             "inserted object was placed so that this answer stays the safe one, which is the pipeline's design, "
