@@ -2,19 +2,25 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PIP := $(PY) -m pip --disable-pip-version-check -q
+# pip's own output (no -q): a fresh install takes minutes and shows what it is doing; each step is announced
+PIP := $(PY) -m pip --disable-pip-version-check
 # the tested versions (constraints.txt): new upstream releases cannot change the demo data or the suite's results
 LOCK := -c constraints.txt
 
-.PHONY: test demo demo-data saferel-generated lint install clean lmms-eval-check bench lock
+.PHONY: test demo demo-data saferel-generated lint docs install clean lmms-eval-check bench lock
 
 $(VENV)/.installed: pyproject.toml Makefile constraints.txt
+	@echo "==> install 1/4: virtual environment $(VENV) ($(PYTHON))"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "==> install 2/4: pip itself"
 	$(PIP) install --upgrade pip
+	@echo "==> install 3/4: torch 2.13.0, CPU build (tests use tiny models; about 200 MB)"
 	$(PIP) install torch==2.13.0  # the CPU build first, or pip pulls a multi-GB CUDA torch (tests use tiny models)
+	@echo "==> install 4/4: hazardkit with its extras [dev,builder,models,ray,publish] at the tested versions, then bddl"
 	$(PIP) install $(LOCK) -e ".[dev,builder,models,ray,publish]"
 	$(PIP) install $(LOCK) --no-deps "bddl==3.6.0"  # SafeRelBench's BDDL parser; --no-deps skips nltk/jupytext/pytest
 	touch $@
+	@echo "==> installed: $(VENV) (activate with . $(VENV)/bin/activate)"
 
 install: $(VENV)/.installed
 
@@ -23,6 +29,13 @@ lint: install
 
 test: install lint
 	$(PY) -m pytest -q
+
+# the documentation site (MkDocs + Material, from docs/ and the docstrings) into site/. `make test` builds it
+# too (tests/test_docs_site.py: `mkdocs build --strict`), so a broken link, a page missing from the nav or an
+# API object that no longer exists fails CI
+docs: install
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+	@echo "docs: open site/index.html, or serve it with $(VENV)/bin/mkdocs serve"
 
 demo: install
 	$(VENV)/bin/hazardkit demo

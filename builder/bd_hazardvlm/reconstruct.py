@@ -133,7 +133,7 @@ def load_manifest(path: str | Path) -> list[dict[str, Any]]:
         problem = first_error(spec.MANIFEST_SCHEMA, obj)
         if problem is not None:
             raise BadInput(problem[1], path=path, line=number, field=problem[0],
-                           fix="see manifests/schemas/bd_hazardvlm_image_manifest.schema.json")
+                           fix="see eval_kit/bd_hazardvlm/schemas/bd_hazardvlm_image_manifest.schema.json")
         if obj["id"] in seen:
             raise BadInput(f"duplicate id {obj['id']!r} (first on line {seen[obj['id']]})", path=path,
                            line=number, field="id")

@@ -263,7 +263,7 @@ def load_annotations(
         problem = first_error(ANNOTATION_SCHEMA, row)
         if problem is not None:
             raise BadInput(f"{where}: {problem[1]}", path=path, field=problem[0],
-                           fix="see manifests/schemas/bd_hazardvlm_annotation.schema.json")
+                           fix="see eval_kit/bd_hazardvlm/schemas/bd_hazardvlm_annotation.schema.json")
         if check_consistency:
             issue = control_inconsistency(row)
             if issue:

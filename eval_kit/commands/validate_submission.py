@@ -18,7 +18,7 @@ MAX_LISTED = 50  # problems printed; the count of the rest follows (a million ba
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="The submission's JSON Lines predictions.")
 @click.option("--metadata", type=click.Path(path_type=Path), default=None,
-              help="The submission's metadata JSON (schema: manifests/schemas/submission_metadata.schema.json).")
+              help="The submission's metadata JSON (schema: eval_kit/schemas/submission_metadata.schema.json).")
 @click.option("--config", default=None, help="Dataset config when --references is a dataset folder.")
 @click.option("--dataset-revision", default=None,
               help="Revision the metadata must name (default: content hash of the reference files).")

@@ -19,6 +19,7 @@ Bump a preset's `version` whenever one of its settings changes: the version is r
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,8 +114,10 @@ def get(name: str, benchmark: str | None = None) -> Preset:
     """The preset called `name`; one line of bad input for an unknown name or another benchmark's preset."""
     by_name = {p.name: p for p in PRESETS}
     if name not in by_name:
+        close = difflib.get_close_matches(name, by_name, n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise BadInput(f"unknown preset {name!r}", field="--preset",
-                       fix="`hazardkit eval --list-presets` lists them")
+                       fix=f"{hint}`hazardkit eval --list-presets` lists them")
     preset = by_name[name]
     if benchmark is not None and benchmark.replace("_", "-") != preset.benchmark:
         raise BadInput(f"preset {name!r} reproduces a {preset.benchmark} run, not {benchmark}", field="--preset",
@@ -160,7 +163,15 @@ def resolve(preset: Preset, values: dict[str, Any], explicit: set[str]) -> tuple
                 if key in preset_value and preset_value[key] != value:
                     notes.append(f"{flag} {key}={describe(value)} overrides preset {preset.name}'s "
                                  f"{key}={describe(preset_value[key])}")
-            out[name] = {**preset_value, **given}
+            merged = {**preset_value, **given}
+            for flag_name in ("load_in_4bit", "load_in_8bit"):  # `load_in_4bit=false` drops the whole quantization
+                if preset_value.get(flag_name) is True and given.get(flag_name) is False:
+                    dropped = [k for k in preset_value if k.startswith("bnb_4bit_") and k not in given]
+                    merged = {k: v for k, v in merged.items() if k not in dropped}
+                    if dropped:
+                        notes.append(f"{flag} {flag_name}=false also drops preset {preset.name}'s "
+                                     f"{', '.join(dropped)}")
+            out[name] = merged
         elif name in explicit:
             if values.get(name) != preset_value:
                 notes.append(f"{flag} {describe(values.get(name))} overrides preset {preset.name}'s "

@@ -1,6 +1,6 @@
 """SafeRelBench samples: loading (JSON Lines or Parquet rows), schema + semantic validation, compiled goals.
 
-A sample file line follows `manifests/schemas/saferelbench_sample.schema.json`. Beyond the schema, a
+A sample file line follows `eval_kit/saferelbench/schemas/saferelbench_sample.schema.json`. Beyond the schema, a
 sample must name a real BEHAVIOR-1K activity shipped with `bddl`, its literals and conditions must parse
 with bddl's parser over its own objects, and the reference plan's `mitigates` flags must name its goals.
 The builder (`builder/saferel_samples.py`) additionally executes the reference plan (self-validation).

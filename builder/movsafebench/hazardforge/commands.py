@@ -16,9 +16,29 @@ from eval_kit.clikit import HazardkitGroup
 from eval_kit.errors import BadInput
 
 
-@click.group(cls=HazardkitGroup)
+class ChainOrderGroup(HazardkitGroup):
+    """`forge --help` lists the subcommands in the order of the build chain, not alphabetically."""
+
+    ORDER = ("synthetic", "plan", "preview", "run", "status", "export")
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        rank = {name: i for i, name in enumerate(self.ORDER)}
+        return sorted(super().list_commands(ctx), key=lambda name: (rank.get(name, len(rank)), name))
+
+
+@click.group(cls=ChainOrderGroup)
 def forge() -> None:
-    """HazardForge: decide where and what to render (plan, preview) before any editing model runs."""
+    """HazardForge, the MovSafeBench build chain. In order:
+
+    \b
+      1. hazardkit sources scan ...              one source manifest (images, safe action, ego hood)
+      2. hazardkit forge plan SOURCES --out P    every generation job (layout, object, prompt)
+      3. hazardkit forge run P --out RUN         edit, quality-check, retry; resumable
+      4. hazardkit forge export RUN --out REC    the accepted images as MovSafeBench records
+      5. hazardkit publish movsafebench --input REC --config NAME --version X.Y.Z
+
+    `forge synthetic` makes demo sources, `forge preview` draws one layout, `forge status` follows a run.
+    """
 
 
 def _summary_table(counts: dict[str, dict[str, int]], title: str):
@@ -40,7 +60,7 @@ def _summary_table(counts: dict[str, dict[str, int]], title: str):
     return table
 
 
-@forge.command("plan")
+@forge.command("plan", short_help="2. every generation job for a source manifest")
 @click.argument("sources", type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="plan JSON Lines to write")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="layout config JSON (ForgeConfig keys)")
@@ -102,7 +122,7 @@ def _parse_vp(text: str | None) -> tuple[float, float] | None:
     return x, y
 
 
-@forge.command("preview")
+@forge.command("preview", short_help="draw one layout's regions and masks over an image")
 @click.argument("image", type=click.Path(path_type=Path))
 @click.option("--scenario", required=True, help="static, motion, intrusion or distance")
 @click.option("--gt", "ground_truth", required=True, help="ground-truth safe action: left, straight or right")
@@ -156,7 +176,7 @@ def preview_command(image: Path, scenario: str, ground_truth: str, category: str
     click.echo(f"wrote {out}")
 
 
-@forge.command("synthetic")
+@forge.command("synthetic", short_help="demo sources: synthetic road scenes (stamped SYNTHETIC)")
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("-n", "n", type=click.IntRange(min=1), default=20, show_default=True, help="number of scenes")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the first scene")
@@ -175,6 +195,9 @@ def synthetic_command(folder: Path, n: int, seed: int, kinds: tuple[str, ...], w
 
 from builder.movsafebench.hazardforge.run_commands import export_command, run_command, status_command  # noqa: E402
 
+run_command.short_help = "3. edit, quality-check and retry every job of a plan (resumable)"
+status_command.short_help = "progress and acceptance rates of a run"
+export_command.short_help = "4. a run's accepted images as records for `hazardkit publish`"
 forge.add_command(run_command)
 forge.add_command(status_command)
 forge.add_command(export_command)

@@ -20,6 +20,8 @@ FLAGS = ("load_in_4bit", "load_in_8bit", "bnb_4bit_use_double_quant")
 QUANT_TYPES = ("nf4", "fp4")
 COMPUTE_DTYPES = ("float16", "bfloat16", "float32")
 NAMES = (*FLAGS, "bnb_4bit_quant_type", "bnb_4bit_compute_dtype")
+# what works without bitsandbytes or CUDA; with a preset, `load_in_4bit=false` also drops its bnb_4bit_* settings
+UNQUANTIZED = "--model-args load_in_4bit=false (or load_in_8bit=false), e.g. with dtype=bfloat16"
 
 
 def requested(model_args: dict[str, Any]) -> dict[str, Any]:
@@ -50,16 +52,16 @@ def check(model_args: dict[str, Any]) -> None:
                        fix="add load_in_4bit=true or drop the bnb_4bit_* settings")
 
 
-def require_runtime(what: str) -> None:
-    """bitsandbytes installed and a CUDA GPU visible, else one line naming what is missing."""
+def require_runtime(what: str, instead: str = UNQUANTIZED) -> None:
+    """bitsandbytes installed and a CUDA GPU visible, else one line naming what is missing and what works."""
     if importlib.util.find_spec("bitsandbytes") is None:
         raise BadInput(f"{what} needs bitsandbytes, which is not installed", field=FIELD,
-                       fix='pip install bitsandbytes (on a machine with a CUDA GPU), or drop the quantization')
+                       fix="pip install bitsandbytes (on a machine with a CUDA GPU), or run unquantized: " + instead)
     import torch
 
     if not torch.cuda.is_available():
         raise BadInput(f"{what} needs a CUDA GPU (bitsandbytes' quantized layers do not run on CPU); torch sees none",
-                       field=FIELD, fix="run on a CUDA machine, or drop the quantization (e.g. dtype=bfloat16)")
+                       field=FIELD, fix="run on a CUDA machine, or run unquantized: " + instead)
 
 
 def config_for(model_args: dict[str, Any]) -> Any | None:
@@ -84,4 +86,5 @@ def check_checkpoint(quantization_config: dict[str, Any] | None, model: str) -> 
         return
     method = str(quantization_config.get("quant_method", "")).lower()
     if method == "bitsandbytes":
-        require_runtime(f"the checkpoint {model!r} (saved with a bitsandbytes quantization_config)")
+        require_runtime(f"the checkpoint {model!r} (saved with a bitsandbytes quantization_config)",
+                        instead="load an unquantized checkpoint of the model")
