@@ -35,5 +35,6 @@ class BDHazardVLMChecker(SubmissionChecker):
         value = obj.get("prediction")
         if not isinstance(value, dict):
             return []
-        fix = "use the labels of eval_kit/bd_hazardvlm/schemas/bd_hazardvlm_output.schema.json, or put raw text in 'response'"
+        fix = ("use the labels of eval_kit/bd_hazardvlm/schemas/bd_hazardvlm_output.schema.json, "
+               "or put raw text in 'response'")
         return [(f"prediction/{name}", message, fix) for name, message in spec.normalise_output(value).violations]
