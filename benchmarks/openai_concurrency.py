@@ -145,6 +145,8 @@ def real_size_jpegs(folder: Path, n: int) -> Path:
     roads = Path(__file__).resolve().parents[1] / ".." / "shared" / "real" / "roads"
     pictures = [Image.open(p).convert("RGB").resize(REAL_SIZE) for p in sorted(roads.glob("*.jpg"))[:8]]
     if not pictures:
+        print(f"note: real road photos absent (looked for {roads.resolve()}, the shared real/roads folder beside "
+              "the checkout); using 8 synthetic scenes at 1280x720 instead")
         from builder.movsafebench.sources.synthetic import render_scene
 
         pictures = [render_scene("road", seed=i, width=REAL_SIZE[0], height=REAL_SIZE[1]).image for i in range(8)]

@@ -47,11 +47,13 @@ def photos(real: str | None, work: Path, n: int) -> tuple[Path, list[Path], str]
         folder.is_dir() else []
     if files:
         return folder, files[:n], f"real photos in {folder}"
+    looked = folder
     cli("forge", "synthetic", work / "synthetic", "-n", str(n), "--width", "1280", "--height", "720")
     folder = work / "synthetic" / "images"  # `forge synthetic` writes its PNGs there, beside sources.jsonl
     files = sorted(folder.glob("*.png"))
     if not files:
         raise SystemExit(f"hazardkit forge synthetic wrote no PNG into {folder}")
+    print(f"note: real road photos absent (looked for {looked}; pass --real DIR); using synthetic scenes instead")
     return folder, files, "synthetic scenes (no real photos found)"
 
 

@@ -49,21 +49,22 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
                 assert Path(value).exists(), value
         ran = CliRunner().invoke(cli, args)
         assert ran.exit_code == 0, (args, ran.output)
-    # the README's Start here shows the same three commands (the demo's default --out is out/demo)
+    # the README's Start here shows the same three commands (the demo's default --out is out/demo), and so does
+    # the documentation site's Getting started page; both show the table of baseline scores the demo printed
     root = Path(__file__).resolve().parents[1]
-    readme = (root / "README.md").read_text()
-    block = readme[readme.index("## Start here"):].split("```bash\n", 1)[1].split("```", 1)[0]
-    shown = [shlex.split(line.split("#", 1)[0]) for line in block.replace("\\\n", " ").splitlines()
-             if line.startswith("hazardkit ")]
     printed = [[a.replace(str(tmp_path / "out"), "out/demo") for a in c] for c in commands]
-    assert shown == [["hazardkit", *c] for c in printed], (shown, printed)
-    # the README's table of baseline scores is what the demo printed
-    table = readme[readme.index("The baselines' headline scores the demo prints"):].split("\n\n", 2)[1]
-    listed = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in table.splitlines()[2:]]
-    assert len(listed) == 9
-    for bench, model, headline in listed:
-        assert re.search(rf"{re.escape(bench)} {re.escape(model)}: \S+ \({re.escape(headline)}\)", result.output), (
-            bench, model, headline, lock_drift())
+    for page in (root / "README.md", root / "docs" / "getting-started.md"):
+        readme = page.read_text()
+        block = readme[readme.index("## Start here"):].split("```bash\n", 1)[1].split("```", 1)[0]
+        shown = [shlex.split(line.split("#", 1)[0]) for line in block.replace("\\\n", " ").splitlines()
+                 if line.startswith("hazardkit ")]
+        assert shown == [["hazardkit", *c] for c in printed], (page.name, shown, printed)
+        table = readme[readme.index("The baselines' headline scores the demo prints"):].split("\n\n", 2)[1]
+        listed = [[c.strip().strip("`") for c in row.strip("|").split("|")] for row in table.splitlines()[2:]]
+        assert len(listed) == 9, page.name
+        for bench, model, headline in listed:
+            assert re.search(rf"{re.escape(bench)} {re.escape(model)}: \S+ \({re.escape(headline)}\)",
+                             result.output), (page.name, bench, model, headline, lock_drift())
     # `make demo` leaves a checkout clean: the cards it writes are the committed ones (byte sizes aside: those
     # follow the encoders, see tests/lock.py; every count and statement must match)
     for folder in ("movsafebench", "bd_hazardvlm", "saferelbench"):

@@ -114,7 +114,8 @@ def get(name: str, benchmark: str | None = None) -> Preset:
     """The preset called `name`; one line of bad input for an unknown name or another benchmark's preset."""
     by_name = {p.name: p for p in PRESETS}
     if name not in by_name:
-        close = difflib.get_close_matches(name, by_name, n=3, cutoff=0.6)
+        same = [p.name for p in PRESETS if benchmark is None or p.benchmark == benchmark.replace("_", "-")]
+        close = difflib.get_close_matches(name, same, n=3, cutoff=0.6) or difflib.get_close_matches(name, by_name)
         hint = f"did you mean {' or '.join(close)}? " if close else ""
         raise BadInput(f"unknown preset {name!r}", field="--preset",
                        fix=f"{hint}`hazardkit eval --list-presets` lists them")
