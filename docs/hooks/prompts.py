@@ -30,4 +30,4 @@ def _prompt(name: str) -> str:
 
 
 def on_page_markdown(markdown: str, **_: object) -> str:
-    return MARKER.sub(lambda m: "```text\n" + _prompt(m.group(1)).rstrip("\n") + "\n```", markdown)
+    return MARKER.sub(lambda m: "```{.text .hazardkit-prompt}\n" + _prompt(m.group(1)).rstrip("\n") + "\n```", markdown)

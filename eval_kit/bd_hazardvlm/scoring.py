@@ -137,7 +137,7 @@ def compute_scores(
     initial_schema_valid: Sequence[bool] | None = None,
     retried: Sequence[bool] | None = None,
 ) -> dict[str, Any]:
-    """Every metric of the paper for one model; see README "Scoring BD-HazardVLM" for the key list.
+    """Every metric of the paper for one model; the keys are listed in docs/bd-hazardvlm.md.
 
     `schema_valid[i]`: the final output was a complete, in-vocabulary eight-field object;
     `initial_schema_valid[i]`: the same for the first output (before the formatting retry);

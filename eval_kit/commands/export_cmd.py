@@ -60,7 +60,7 @@ def export_lmms_eval(out: Path, names: tuple[str, ...], data: tuple[str, ...], c
     for bench in chosen:
         if not bench.lmms_eval:
             raise BadInput(f"{bench.cli_name} has no lmms-eval task", field="--benchmark",
-                           fix="see README, 'lmms-eval' for why")
+                           fix="see docs/running-models.md, 'With lmms-eval', for why")
         task = bench.part("lmms_eval")
         value, config = sources.get(bench.name), config_of.get(bench.name)
         if value is None and task.default_data is not None:

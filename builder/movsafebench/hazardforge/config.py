@@ -21,7 +21,7 @@ from eval_kit.errors import BadInput
 CONFIG_VERSION = "hazardforge-layout-2"
 
 # Typical real heights of the categories in metres (standing height; lying objects: their height off the road),
-# the input of perspective sizing. Our values, documented in the README; override with `real_height_m`.
+# the input of perspective sizing. Our values, documented in docs/building.md; override with `real_height_m`.
 REAL_HEIGHT_M: dict[str, float] = {
     "human": 1.7, "motorcycle": 1.2, "bicycle": 1.1, "cone": 0.7, "rocks": 0.4, "debris": 0.3,
     "roadkill": 0.25, "dog": 0.6, "cat": 0.3, "deer": 1.3, "fox": 0.45, "pig": 0.7, "raccoon": 0.35,

@@ -22,7 +22,7 @@ TRANSFORMERS_MODEL_ARGS = ("device_map", "dtype", "torch_dtype", "attn_implement
                            "bnb_4bit_quant_type", "bnb_4bit_use_double_quant", "bnb_4bit_compute_dtype")
 # torch dtype names `dtype=` takes (checked here, before torch is imported)
 DTYPES = ("auto", "float16", "bfloat16", "float32", "float64", "half", "float", "double")
-# the vLLM engine settings the README documents (any `vllm.EngineArgs` field is accepted when vLLM is installed)
+# the vLLM engine settings docs/running-models.md lists (any `vllm.EngineArgs` field is accepted with vLLM installed)
 VLLM_MODEL_ARGS = ("tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                    "max_model_len", "dtype", "enforce_eager", "limit_mm_per_prompt", "max_num_seqs",
                    "trust_remote_code", "load_format", "seed", "mm_processor_kwargs", "quantization")
