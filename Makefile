@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml Makefile constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "==> install 2/4: pip itself"
 	$(PIP) install --upgrade pip
-	@echo "==> install 3/4: torch 2.13.0, CPU build (tests use tiny models; about 200 MB)"
+	@echo "==> install 3/4: torch 2.13.0, the CPU build (a plain torch requirement would pull a multi-GB CUDA build)"
 	$(PIP) install torch==2.13.0  # the CPU build first, or pip pulls a multi-GB CUDA torch (tests use tiny models)
 	@echo "==> install 4/4: hazardkit with its extras [dev,builder,models,ray,publish] at the tested versions, then bddl"
 	$(PIP) install $(LOCK) -e ".[dev,builder,models,ray,publish]"

@@ -64,7 +64,7 @@ class Benchmark:
     has_images: bool = True  # whether prompts carry images (False: `--text-only` changes nothing)
     takes_images: bool = False  # whether `eval --images DIR` (an image folder beside JSONL annotations) applies
     dataset_folder: str = ""  # default local dataset folder (relative to the working directory; default: name)
-    hub_id: str = ""  # Hugging Face Hub dataset repo id (ORG/NAME) the benchmark is published under
+    hub_id: str = ""  # Hugging Face Hub dataset repo id (ORG/NAME) a release is pushed to (`publish --push`)
     lmms_eval: str = ""  # its lmms-eval task (an eval_kit.lmms_export.LmmsTask), for `hazardkit export lmms-eval`
     fallback_data: str = ""  # used when that folder has no data/ (SafeRelBench: the checkout's demo samples)
     # formatting-retry policies its task offers (`eval --retry`); the first is the default; () = no retry
