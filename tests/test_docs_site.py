@@ -24,7 +24,7 @@ def test_mkdocs_build_strict(tmp_path):
 
     msb = (site / "movsafebench" / "index.html").read_text(encoding="utf-8")
     assert "Which direction is the safest to move next?" in build_question("vehicle")
-    assert "Which direction is the safest to move next?" in msb and "hazardkit-prompt" not in msb
+    assert "Which direction is the safest to move next?" in msb and "hazardkit-prompt:" not in msb
     bd = (site / "bd-hazardvlm" / "index.html").read_text(encoding="utf-8")
     assert PROMPT.splitlines()[0].split(".")[0] in bd
     srb = (site / "saferelbench" / "index.html").read_text(encoding="utf-8")
