@@ -34,7 +34,7 @@ test: install lint
 # too (tests/test_docs_site.py: `mkdocs build --strict`), so a broken link, a page missing from the nav or an
 # API object that no longer exists fails CI
 docs: install
-	$(VENV)/bin/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 	@echo "docs: open site/index.html, or serve it with $(VENV)/bin/mkdocs serve"
 
 demo: install
