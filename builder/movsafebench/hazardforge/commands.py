@@ -73,6 +73,9 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
 
     jobs, stats = build_plan(items, config=config, plan_dir=out.parent, detect_vp=detect_vp,
                              sources_path=sources, progress=progress)
+    from eval_kit.safe_paths import refuse_link
+
+    refuse_link(out, what="the plan to write")  # never replace a link someone planted
     atomic_write_text(out, "".join(json.dumps(job, sort_keys=True) + "\n" for job in jobs))
     counts = count_table(jobs)
     if as_json:
