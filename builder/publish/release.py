@@ -102,14 +102,15 @@ def release_notes(pretty_name: str, history: list[dict[str, str]]) -> str:
 
 
 def release_files(repo_dir: str | Path, exclude: Iterable[str] = ()) -> list[Path]:
-    """Every file of the dataset folder that belongs in the Hub repo (hidden files, temp files and the
-    local-only folders `exclude`, e.g. BD-HazardVLM's `reconstructed`, left out)."""
+    """Every file of the dataset folder that belongs in the Hub repo (hidden files, temp files, editor backups
+    `name~` and the local-only folders `exclude`, e.g. BD-HazardVLM's `reconstructed`, left out)."""
     repo_dir = Path(repo_dir)
     skip = tuple(PurePosixPath(e).parts for e in exclude)
     files = []
     for path in sorted(repo_dir.rglob("*")):
         rel = path.relative_to(repo_dir)
-        if not path.is_file() or any(part.startswith(".") for part in rel.parts) or path.suffix == ".tmp":
+        if not path.is_file() or any(part.startswith(".") for part in rel.parts) or path.suffix == ".tmp" \
+                or path.name.endswith("~"):
             continue
         if any(rel.parts[:len(parts)] == parts for parts in skip):
             continue

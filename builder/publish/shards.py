@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -351,10 +352,29 @@ def write_config(
             remove_tree(work, data_dir)
 
 
+def _link_or_copy(source: str | Path, target: str | Path) -> None:
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:  # a file system without hard links: copy the bytes
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
 def _swap_in(new: Path, target: Path) -> None:
-    """Replace `target` by `new` with renames: the old folder is moved aside first, then removed."""
+    """Replace `target` by `new` with renames: the old folder is moved aside first, then removed.
+
+    Only the old shards are replaced: anything else in the old config folder (a maintainer's `notes~`) is
+    carried into the new one unchanged (hard-linked), since publish removes only what it made."""
     old = None
     refuse_link(target, what="the config folder")
+    if target.is_dir():
+        for entry in os.scandir(target):
+            if not (entry.name.endswith(".parquet") and entry.is_file(follow_symlinks=False)) \
+                    and not (new / entry.name).exists():
+                refuse_link(entry.path, what="a path in the config folder")
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.copytree(entry.path, new / entry.name, copy_function=_link_or_copy)
+                else:
+                    _link_or_copy(entry.path, new / entry.name)
     if target.exists():
         old = target.with_name(f".{target.name}.hazardkit-old-{secrets.token_hex(8)}")
         os.replace(target, old)
