@@ -66,7 +66,8 @@ def mixed_environments(environments: list[dict[str, Any]]) -> str | None:
             value = "not recorded" if not isinstance(libs, dict) else (libs.get(name) or "absent")
             seen[value] = seen.get(value, 0) + int(e.get("rows", 0))
         if len(seen) > 1:
-            differing.append(f"{DISPLAY[name]} " + " / ".join(f"{v} ({n} rows)" for v, n in sorted(seen.items())))
+            differing.append(f"{DISPLAY[name]} " + " / ".join(f"{v} ({n} row{'s' * (n != 1)})"
+                                                              for v, n in sorted(seen.items())))
     for key in REVISIONS:
         values = {str(e.get(key)) for e in environments}
         if len(values) > 1:
