@@ -154,7 +154,8 @@ def test_reconstruct_refuses_a_planted_link(tmp_path: Path, rel: str) -> None:
 
 
 def test_single_file_outputs_refuse_a_planted_link(chain: Path, tmp_path: Path) -> None:
-    """sources scan, forge plan and saferel generate write one file: a link there is refused, not replaced."""
+    """sources scan, forge plan, saferel generate and leaderboard add write one file: a link there is refused,
+    not replaced (the table is refused before the results are read)."""
     victim = _victim(tmp_path)
     index = tmp_path / "index.jsonl"
     scanned = [json.loads(x) for x in (chain / "photos" / "sources.jsonl").read_text().splitlines()]
@@ -165,12 +166,23 @@ def test_single_file_outputs_refuse_a_planted_link(chain: Path, tmp_path: Path) 
         "scan.jsonl": ("sources", "scan", "folder", "--index", index, "--dataset", "roadpics", "--no-hood", "--out"),
         "plan.jsonl": ("forge", "plan", chain / "photos" / "sources.jsonl", "--targets", chain / "targets.json",
                        "--out"),
-        "samples.jsonl": ("saferel", "generate", "--risk", "fire_hazard=1", "--out"),
+        "samples.jsonl": ("saferel", "generate", "--risk", "support_removal=1", "--out"),
+        "results.parquet": ("leaderboard", "add", chain / "plan.jsonl", "--table"),
     }
     for name, args in cases.items():
         link = tmp_path / name
         link.symlink_to(victim / "precious.txt")
         _refused(*invoke(*args, link), link, victim, before)
+
+
+@pytest.mark.parametrize("rel", ["", "images", "sources.jsonl"])
+def test_forge_synthetic_refuses_a_planted_link(tmp_path: Path, rel: str) -> None:
+    victim = _victim(tmp_path)
+    out = tmp_path / "photos"
+    out.mkdir()
+    link = _plant(out, rel, victim)
+    before = _snapshot(victim)
+    _refused(*invoke("forge", "synthetic", out, "-n", "1", "--width", "64", "--height", "48"), link, victim, before)
 
 
 @pytest.mark.parametrize("rel", ["", "app.py", "requirements.txt", "README.md"])

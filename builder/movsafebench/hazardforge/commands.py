@@ -171,7 +171,9 @@ def synthetic_command(folder: Path, n: int, seed: int, kinds: tuple[str, ...], w
     """Render N synthetic road/sidewalk scenes (known vanishing point and safe action) into FOLDER, with
     FOLDER/sources.jsonl for `hazardkit forge plan`. Demo/test data only, stamped SYNTHETIC."""
     from builder.movsafebench.sources.synthetic import KINDS, write_synthetic_sources
+    from eval_kit.safe_paths import refuse_links
 
+    refuse_links(folder, "images", "sources.jsonl", field="FOLDER")  # never written through a planted link
     path = write_synthetic_sources(folder, n, kinds=kinds or KINDS, seed=seed, width=width, height=height)
     click.echo(f"wrote {n} scenes and {path}")
 
