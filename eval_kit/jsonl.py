@@ -53,8 +53,16 @@ def default_mode(*, folder: bool = False) -> int:
     return (0o777 if folder else 0o666) & ~current_umask()
 
 
+# the end of every temp file name an atomic write uses: a name no person would choose, so that the clean-up after a
+# killed command (forge run) removes only its own temp files, never a maintainer's `.draft.tmp`
+TEMP_SUFFIX = ".hazardkit-tmp"
+
+
 def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> None:
     """Write via a temporary file in the same folder and rename, so readers never see half a file.
+
+    A symbolic link at `path` is replaced, never written through (commands that must refuse one call
+    `eval_kit.safe_paths.refuse_links` first).
 
     The file gets the mode a plain `open()` gives a new file (0o666 under the umask; also when it replaces
     a file written 0600 by an older version). `durable` also fsyncs before the rename (the file survives a
@@ -63,7 +71,7 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = default_mode()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

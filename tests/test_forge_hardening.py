@@ -209,8 +209,10 @@ def test_hostile_run_json(small_plan, tmp_path, kind):
     _hostile_file(out, kind, "run.json")
     assert WHY[kind] in one_error_line(run("forge", "status", out))
     assert WHY[kind] in one_error_line(run("forge", "export", out, "--out", tmp_path / "rec", "--scope", "no_edit"))
-    assert WHY[kind] in one_error_line(run("forge", "run", small_plan, "--out", out, "--limit", "1",
-                                           "--no-progress"))
+    # a link in the run folder (to /dev/zero here) is refused as a link before anything reads it (issue 32)
+    expected = "is a symbolic link" if kind == "dev_zero" else WHY[kind]
+    assert expected in one_error_line(run("forge", "run", small_plan, "--out", out, "--limit", "1",
+                                          "--no-progress"))
     assert not (out / ".hazardkit.lock").exists()
 
 

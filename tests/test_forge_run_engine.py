@@ -47,14 +47,20 @@ def test_half_written_job_is_redone(tmp_path):
     store.init(INFO)
     run_jobs(make_jobs(4), store, FakeWorkerFactory(), progress=False)
     before = snapshot(store.root)
-    # simulate a crash: a torn temp file and a record whose image vanished
-    (store.root / "jobs" / "01" / ".01job0001.json.abc.tmp").write_text("{")
+    # simulate a crash: a torn temp file (the atomic writes' name) and a record whose image vanished
+    (store.root / "jobs" / "01" / ".01job0001.json.abc.hazardkit-tmp").write_text("{")
+    # a maintainer's own temp-looking files are not ours to remove (issue 32)
+    (store.root / ".draft.tmp").write_text("mine\n")
+    (store.root / "jobs" / "notes~").write_text("mine too\n")
     record_image = next((store.root / "images").rglob("*.png"))
     record_image.unlink()
     summary = run_jobs(make_jobs(4), store, FakeWorkerFactory(), progress=False)
     assert summary.processed >= 1
+    assert (store.root / ".draft.tmp").read_text() == "mine\n" and (store.root / "jobs" / "notes~").exists()
+    (store.root / ".draft.tmp").unlink()
+    (store.root / "jobs" / "notes~").unlink()
     assert snapshot(store.root) == before
-    assert not list(store.root.rglob(".*.tmp"))
+    assert not list(store.root.rglob(".*.hazardkit-tmp"))
 
 
 def test_mixing_runs_is_refused(tmp_path):

@@ -5,7 +5,8 @@ disk (every rename of a written file, and either side of the swap of the stage f
 and waits for the parent (tests/kill/publish_child.py --checkpoints), so each kill lands at a known step
 whatever the machine's load: no kill is timed. After every kill `load_dataset` must load the folder with the
 old row count when the kill came before the swap and the new one after it, and the next publish must remove
-what the killed one left.
+what the killed one left, and only that: a maintainer's `.draft.tmp`, `.env.tmp` and `notes~` (in the folder
+and in data/) survive every kill and the next publish byte for byte.
 """
 
 from __future__ import annotations
@@ -57,9 +58,26 @@ def _rows(folder: Path, cache: Path) -> int:
     return len(datasets.load_dataset(str(folder), "default", split="test", cache_dir=str(cache)))
 
 
+# a maintainer's files whose names look like temp files: never taken for a killed publish's debris
+MAINTAINER_FILES = {".draft.tmp": b"draft\n", ".env.tmp": b"TOKEN=keep\n", "notes~": b"notes\n",
+                    "data/.draft.tmp": b"data draft\n", "data/.env.tmp": b"x", "data/notes~": b"data notes\n",
+                    "data/.default.tmp-mine": b"looks like an old stage\n"}
+
+
+def _plant_maintainer_files(folder: Path) -> None:
+    for rel, data in MAINTAINER_FILES.items():
+        (folder / rel).write_bytes(data)
+
+
+def _maintainer_files_intact(folder: Path) -> bool:
+    return all((folder / rel).read_bytes() == data for rel, data in MAINTAINER_FILES.items())
+
+
 def _leftovers(folder: Path) -> list[str]:
-    beside = [p.name for p in folder.parent.iterdir() if p.name.startswith(f".{folder.name}.publish-")]
-    inside = [p.name for p in (folder / "data").iterdir() if p.name.startswith(".")]
+    beside = [p.name for p in folder.parent.iterdir() if p.name.startswith(f".{folder.name}.")
+              and not p.name.endswith(".hazardkit.lock")]
+    inside = [p.name for p in [*folder.iterdir(), *(folder / "data").iterdir()]
+              if p.name.startswith(".") and p.relative_to(folder).as_posix() not in MAINTAINER_FILES]
     return beside + inside
 
 
@@ -76,6 +94,7 @@ def test_sigkill_at_any_point_leaves_old_or_new_release(tmp_path):
     pristine = tmp_path / "pristine" / "movsafebench"
     assert _run_to(_start(pristine, "1.0.0", 1), None) == []  # the old release (no checkpoints asked for)
     old_rows = _rows(pristine, tmp_path / "cache-old")
+    _plant_maintainer_files(pristine)
     # a full run of the new release through the checkpoints: which steps there are, and the new row count
     full = tmp_path / "full" / "movsafebench"
     shutil.copytree(pristine, full)
@@ -94,11 +113,13 @@ def test_sigkill_at_any_point_leaves_old_or_new_release(tmp_path):
         rows = _rows(folder, tmp_path / f"cache-{kill_at}")
         expected = old_rows if kill_at <= swap else new_rows  # killed at "before swap": nothing swapped yet
         assert rows == expected, (kill_at, labels[kill_at - 1], rows)
+        assert _maintainer_files_intact(folder), (kill_at, labels[kill_at - 1])
         outcomes["old" if rows == old_rows else "new"] += 1
         interrupted += kill_at < swap and bool(_leftovers(folder))
         if i % 3 == 0:  # the next publish removes what the killed one left behind
             assert _run_to(_start(folder, "1.1.0", 4), None) == []
             assert _leftovers(folder) == [] and _rows(folder, tmp_path / f"cache-{kill_at}b") == new_rows
+            assert _maintainer_files_intact(folder), kill_at
     assert outcomes["old"] and outcomes["new"], outcomes  # kills landed before and after the swap
     assert interrupted, "no kill left a half-written stage: the test proved nothing"
 

@@ -35,7 +35,8 @@ from typing import Any
 from eval_kit.bd_hazardvlm import spec
 from eval_kit.errors import BadInput
 from eval_kit.folder_lock import folder_lock
-from eval_kit.jsonl import atomic_write_json, iter_jsonl
+from eval_kit.jsonl import TEMP_SUFFIX, atomic_write_json, iter_jsonl
+from eval_kit.safe_paths import refuse_links
 from eval_kit.schemas import first_error
 
 DEFAULT_MAX_PIXELS = 40_000_000  # far above any source frame (RSUD20K / TFP-BD are video-sized), far below a bomb
@@ -355,7 +356,7 @@ def _remove_leftovers(folder: Path) -> int:
 
     Called with the folder's lock held, so no live reconstruction is writing them."""
     removed = 0
-    for pattern in (f".{PARQUET_NAME}.*.tmp", f".{REPORT_NAME}.*.tmp"):
+    for pattern in (f".{PARQUET_NAME}.*.tmp", f".{REPORT_NAME}.*.tmp", f".{REPORT_NAME}.*{TEMP_SUFFIX}"):
         for tmp in folder.glob(pattern):
             if tmp.is_file() and not tmp.is_symlink():
                 tmp.unlink(missing_ok=True)
@@ -387,6 +388,7 @@ def reconstruct(
     records = spec.load_annotations(annotations)
     _join(entries, records, Path(manifest))
     folder = output_dir(out, config)
+    refuse_links(out, folder.relative_to(out))  # the dataset folder, data/ and the config folder: never a link
     _make_folder(folder, Path(out))
     with folder_lock(folder, "reconstruct bd-hazardvlm"):
         return _reconstruct_locked(entries, records, roots, folder, manifest=manifest, annotations=annotations,

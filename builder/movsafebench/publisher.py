@@ -225,6 +225,11 @@ def read_build(path: Path) -> dict[str, Any] | None:
         raise BadInput(f"{build_path.name} describes another records.jsonl (its records_sha256 differs)",
                        path=build_path, field="records_sha256",
                        fix="re-run `hazardkit forge export` after changing the records, or remove build.json")
+    envs = info.get("environments", [])
+    if not isinstance(envs, list) or not all(isinstance(e, dict) and isinstance(e.get("rows"), int)
+                                             and isinstance(e.get("libraries"), (dict, type(None))) for e in envs):
+        raise BadInput("environments must be a list of {libraries, editor..., rows} objects", path=build_path,
+                       field="environments", fix="re-run `hazardkit forge export`")
     roots = info.get("image_roots", [])
     if not isinstance(roots, list) or not all(isinstance(r, str) and Path(r).is_absolute() for r in roots):
         raise BadInput("image_roots must be a list of absolute folders", path=build_path, field="image_roots")
@@ -238,7 +243,7 @@ def build_from_input(path: Path) -> dict[str, Any] | None:
     info = read_build(path)
     if info is None:
         return None
-    return {k: info[k] for k in ("run", "acceptance", "scope") if k in info}
+    return {k: info[k] for k in ("run", "acceptance", "scope", "environments") if k in info}
 
 
 def is_compositor(editor: Any) -> bool:

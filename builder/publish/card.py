@@ -232,6 +232,23 @@ def _storage(facts: dict[str, Any]) -> dict[str, Any] | None:
             "max_pixels": f"{int(storage.get('max_pixels', 0)):,}", "groups": groups}
 
 
+def _environments(build: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The library versions and editor / checker revisions the config's edited rows were built under (from
+    build.json's `environments`), as card table rows; an absent library is "absent", an older run's
+    unrecorded versions "not recorded"."""
+    from builder.library_versions import DISPLAY
+
+    rows = []
+    for env in (build or {}).get("environments") or []:
+        libraries = env.get("libraries")
+        versions = [("not recorded" if not isinstance(libraries, dict) else (libraries.get(name) or "absent"))
+                    for name in DISPLAY]
+        rows.append({"versions": versions, "rows": env.get("rows", 0),
+                     **{k: env.get(k) or "not recorded" for k in ("editor", "editor_revision", "checker",
+                                                                   "checker_revision")}})
+    return rows
+
+
 def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str, repo_id: str | None,
                 history: list[dict[str, str]], build_info: dict[str, Any] | None, repo_dir: Path,
                 config_facts: dict[str, dict[str, Any]] | None = None) -> str:
@@ -257,6 +274,7 @@ def render_body(publisher: Publisher, stats: list[ConfigStats], *, version: str,
             "checkers": checkers, "sources": _sources(publisher, s, facts),
             "acceptance": _acceptance(publisher, facts.get("build")), "build": facts.get("build") or {},
             "storage": _storage(facts), "confirmed": facts.get("confirmed") or {},
+            "environments": _environments(facts.get("build")),
             "notes": facts.get("notes") or "",
         })
     build = {"notes": str((build_info or {}).get("notes") or "")}  # the maintainer's words, marked as such

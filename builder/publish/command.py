@@ -78,6 +78,8 @@ def publish_command(benchmark: str, version: str, repo_id: str | None, config: s
         confirmed=("compositor",) if allow_compositor else (), source_licences=parse_source_licences(source_licences),
         progress=True,
     )
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     rows = sum(s.num_rows for s in result.shards)
     click.echo(f"wrote {result.repo_dir}/data/{config}/: {rows} rows in {len(result.shards)} shard(s)")
     click.echo(f"wrote {result.repo_dir}/README.md, croissant.json, CHANGELOG.md, release-manifest.json "

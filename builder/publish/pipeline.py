@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builder.library_versions import mixed_environments
 from builder.publish import card as card_mod
 from builder.publish import release
 from builder.publish.croissant import CROISSANT_FILENAME, build_croissant, structural_problems
@@ -39,6 +40,7 @@ from builder.publish.stats import measure_config
 from builder.publish.transaction import staged_release
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_json, atomic_write_text
+from eval_kit.safe_paths import refuse_links
 
 
 @dataclass
@@ -53,6 +55,7 @@ class PublishResult:
     commit: str | None = None
     ids_changed: bool | None = None  # vs the previous release of this config; None when there was none
     stats: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # one line each, printed by the command
 
 
 def load_build_info(path: str | Path | None) -> dict[str, Any] | None:
@@ -173,11 +176,11 @@ def publish(
     know. What was stored, confirmed and stated is recorded per config in the release manifest."""
     publisher = benchmark if isinstance(benchmark, Publisher) else get_publisher(benchmark)
     release.parse_version(version)
-    if not config or not config.replace("_", "").replace("-", "").isalnum():
-        raise BadInput(f"{config!r} is not a config name", field="--config", fix="use letters, digits, _ or -")
+    release.check_config_name(config)
     if push and not repo_id:
         raise BadInput("--push needs --repo-id", field="--repo-id", fix="pass --repo-id ORG/NAME")
     repo_dir = Path(out) if out is not None else Path(publisher.name)
+    refuse_links(repo_dir)  # before reading it: the whole folder is copied, swapped and removed (transaction.py)
     date = date or dt.datetime.now(dt.UTC).date().isoformat()
     if config in publisher.local_configs:
         raise BadInput(f"config {config!r} of {publisher.name} is built locally and never published",
@@ -214,8 +217,13 @@ def publish(
     if publisher.needs_confirmation is not None:
         rows = _confirmed_rows(rows, publisher, config, confirmed, used)
     build = None
+    warnings: list[str] = []
     if publisher.build_from_input is not None and input_path is not None:
         build = publisher.build_from_input(Path(input_path))
+    mixed = mixed_environments((build or {}).get("environments") or [])
+    if mixed:
+        warnings.append(f"config {config} mixes rows built under different versions: {mixed} (rebuild the "
+                        "rows under one set of versions, or publish them as separate configs)")
     policy = image_policy or ImagePolicy()
     storage = StorageReport(policy)
     if image_columns(features):
@@ -291,7 +299,8 @@ def publish(
     before = (previous.get("configs") or {}).get(config)
     ids_changed = None if before is None else before.get("ids_sha256") != this.ids_sha256
     result = PublishResult(repo_dir=repo_dir, config=config, version=version, shards=shards, problems=problems,
-                           header=header, stats={s.config: s.to_dict() for s in stats}, ids_changed=ids_changed)
+                           header=header, stats={s.config: s.to_dict() for s in stats}, ids_changed=ids_changed,
+                           warnings=warnings)
     if repo_id:
         result.plan = release.make_plan(repo_dir, repo_id, version, problems, exclude=local)
     if push:

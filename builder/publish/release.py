@@ -22,16 +22,30 @@ from eval_kit.jsonl import atomic_write_json, atomic_write_text
 MANIFEST_FILENAME = "release-manifest.json"
 NOTES_FILENAME = "CHANGELOG.md"
 REPO_TYPE = "dataset"
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+# matched whole with re.fullmatch (never `^...$`: `$` matches before a trailing newline) and ASCII only (`\d`
+# would take other scripts' digits): a version becomes a tag, a file name part and a line of the card
+_SEMVER = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?")
+_CONFIG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+MAX_VERSION_CHARS = 64
 
 
 def parse_version(text: str) -> tuple[int, int, int, str | None]:
     """(major, minor, patch, prerelease) of a semantic version; anything else is bad input."""
-    match = _SEMVER.match(text or "")
+    match = _SEMVER.fullmatch(text) if isinstance(text, str) and len(text) <= MAX_VERSION_CHARS else None
     if not match:
-        raise BadInput(f"{text!r} is not a semantic version", field="--version", fix="use X.Y.Z, e.g. 1.0.0")
+        raise BadInput(f"{text!r} is not a semantic version", field="--version",
+                       fix="use X.Y.Z or X.Y.Z-prerelease, e.g. 1.0.0 (no spaces, newlines or path characters)")
     major, minor, patch, pre = match.groups()
     return int(major), int(minor), int(patch), pre
+
+
+def check_config_name(name: str, field: str = "--config") -> str:
+    """A config name is a folder name under data/ and a card key: ASCII letters, digits, `_` and `-`, starting
+    with a letter or digit, at most 64 characters, matched whole (no newline, dot or path character)."""
+    if not isinstance(name, str) or not _CONFIG_NAME.fullmatch(name):
+        raise BadInput(f"{name!r} is not a config name", field=field,
+                       fix="use ASCII letters, digits, _ or -, starting with a letter or digit (at most 64)")
+    return name
 
 
 def version_key(text: str) -> tuple:
@@ -41,6 +55,8 @@ def version_key(text: str) -> tuple:
 
 
 def tag_of(version: str) -> str:
+    """The Hub tag of a release: `v` and the version, which must be a semantic version."""
+    parse_version(version)
     return f"v{version}"
 
 
@@ -86,14 +102,15 @@ def release_notes(pretty_name: str, history: list[dict[str, str]]) -> str:
 
 
 def release_files(repo_dir: str | Path, exclude: Iterable[str] = ()) -> list[Path]:
-    """Every file of the dataset folder that belongs in the Hub repo (hidden files, temp files and the
-    local-only folders `exclude`, e.g. BD-HazardVLM's `reconstructed`, left out)."""
+    """Every file of the dataset folder that belongs in the Hub repo (hidden files, temp files, editor backups
+    `name~` and the local-only folders `exclude`, e.g. BD-HazardVLM's `reconstructed`, left out)."""
     repo_dir = Path(repo_dir)
     skip = tuple(PurePosixPath(e).parts for e in exclude)
     files = []
     for path in sorted(repo_dir.rglob("*")):
         rel = path.relative_to(repo_dir)
-        if not path.is_file() or any(part.startswith(".") for part in rel.parts) or path.suffix == ".tmp":
+        if not path.is_file() or any(part.startswith(".") for part in rel.parts) or path.suffix == ".tmp" \
+                or path.name.endswith("~"):
             continue
         if any(rel.parts[:len(parts)] == parts for parts in skip):
             continue
@@ -189,7 +206,7 @@ class PushPlan:
 
 def make_plan(repo_dir: str | Path, repo_id: str, version: str, problems: list[str] | None = None,
               exclude: Iterable[str] = ()) -> PushPlan:
-    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id or ""):
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id or "", flags=re.ASCII):
         raise BadInput(f"{repo_id!r} is not a Hub repo id", field="--repo-id", fix="use ORG/NAME")
     repo_dir = Path(repo_dir)
     exclude = tuple(exclude)

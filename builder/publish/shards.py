@@ -17,8 +17,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,6 +27,7 @@ from typing import Any
 
 from builder.publish.shard_io import FollowingHash, ImageFile, image_struct_array
 from eval_kit.errors import BadInput
+from eval_kit.safe_paths import refuse_link, refuse_links, remove_tree
 
 DEFAULT_MAX_SHARD_BYTES = 500 * 1024 * 1024
 # datasets itself writes image datasets in row groups of 100 rows: small enough to stream, few enough to index.
@@ -309,9 +310,12 @@ def write_config(
         raise BadInput(f"shard size bound must be positive, got {max_shard_bytes}", field="max_shard_bytes")
     repo_dir = Path(repo_dir)
     data_dir = repo_dir / "data"
+    refuse_links(repo_dir, Path("data") / config)  # never create, move or remove through a planted link
     data_dir.mkdir(parents=True, exist_ok=True)
     schema = features.arrow_schema
-    work = Path(tempfile.mkdtemp(dir=data_dir, prefix=f".{config}.tmp-"))
+    # a plain mkdir (not mkdtemp, which makes 0700 whatever the umask): the folder becomes data/<config>/
+    work = data_dir / f".{config}.hazardkit-tmp-{secrets.token_hex(8)}"
+    work.mkdir()
     sink = _ShardSink(work, schema, max_shard_bytes)
     try:
         iterator: Iterable[dict[str, Any]] = _checked_order(rows)
@@ -345,20 +349,38 @@ def write_config(
         raise
     finally:
         if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work, data_dir)
+
+
+def _link_or_copy(source: str | Path, target: str | Path) -> None:
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:  # a file system without hard links: copy the bytes
+        shutil.copy2(source, target, follow_symlinks=False)
 
 
 def _swap_in(new: Path, target: Path) -> None:
-    """Replace `target` by `new` with renames: the old folder is moved aside first, then removed."""
+    """Replace `target` by `new` with renames: the old folder is moved aside first, then removed.
+
+    Only the old shards are replaced: anything else in the old config folder (a maintainer's `notes~`) is
+    carried into the new one unchanged (hard-linked), since publish removes only what it made."""
     old = None
+    refuse_link(target, what="the config folder")
+    if target.is_dir():
+        for entry in os.scandir(target):
+            if not (entry.name.endswith(".parquet") and entry.is_file(follow_symlinks=False)) \
+                    and not (new / entry.name).exists():
+                refuse_link(entry.path, what="a path in the config folder")
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.copytree(entry.path, new / entry.name, copy_function=_link_or_copy)
+                else:
+                    _link_or_copy(entry.path, new / entry.name)
     if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        if old.exists():
-            shutil.rmtree(old)
+        old = target.with_name(f".{target.name}.hazardkit-old-{secrets.token_hex(8)}")
         os.replace(target, old)
     os.replace(new, target)
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        remove_tree(old, target.parent)
 
 
 def config_shards(repo_dir: str | Path, config: str) -> list[Path]:

@@ -119,8 +119,10 @@ def saferel_generate(out: Path, risks: tuple[str, ...], per_risk: int, activitie
     from collections import Counter
 
     from eval_kit.jsonl import atomic_write_text
+    from eval_kit.safe_paths import refuse_link
     from eval_kit.saferelbench.spec import RISK_TYPES
 
+    refuse_link(out, what="the samples file to write")  # never replace a link someone planted
     if update_recipe and recipe is None:
         raise BadInput("--update-recipe needs --recipe", field="--update-recipe", fix="pass --recipe FILE")
     if recipe is not None:

@@ -37,7 +37,9 @@ def add(results: tuple[Path, ...], table: Path, model: str | None, run_name: str
     run as a row already there replaces it.
     """
     from eval_kit.leaderboard.results import add_results, load_result_file, result_row
+    from eval_kit.safe_paths import refuse_link
 
+    refuse_link(table, field="--table", what="the results table")  # replaced on write: never a planted link
     rows = [result_row(load_result_file(path), source=str(path), model=model, run=run_name, config=config,
                        version=dataset_version, revision=dataset_revision) for path in results]
     added, replaced = add_results(table, rows)

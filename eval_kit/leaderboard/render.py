@@ -452,6 +452,9 @@ def page(sections: list[dict[str, Any]], *, updated: str | None = None) -> str:
 
 def render(rows: list[dict[str, Any]], out: Path) -> dict[str, Path]:
     """Write out/leaderboard.md, out/index.html and out/plots/*.png; returns their paths."""
+    from eval_kit.safe_paths import refuse_links
+
+    refuse_links(out, "leaderboard.md", "index.html", "plots")  # never written through a planted link
     if out.exists() and not out.is_dir():
         raise BadInput("--out is a file", path=out, fix="pass a folder")
     out.mkdir(parents=True, exist_ok=True)

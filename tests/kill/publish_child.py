@@ -33,7 +33,9 @@ if "--checkpoints" in sys.argv:
     real_replace, real_swap = os.replace, transaction.swap_in
 
     def replace(src, dst, *args, **kwargs):
-        checkpoint(f"replace {re.sub(r'[0-9]+', 'N', os.path.basename(os.fspath(dst)))}")  # no PIDs: same per run
+        # no PIDs or random tokens in the label: the same steps have the same labels in every run
+        name = re.sub(r"[0-9a-f]{16}", "X", os.path.basename(os.fspath(dst)))
+        checkpoint(f"replace {re.sub(r'[0-9]+', 'N', name)}")
         return real_replace(src, dst, *args, **kwargs)
 
     def swap_in(stage, repo_dir):

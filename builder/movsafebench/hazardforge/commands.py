@@ -93,6 +93,9 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
 
     jobs, stats = build_plan(items, config=config, plan_dir=out.parent, detect_vp=detect_vp,
                              sources_path=sources, progress=progress)
+    from eval_kit.safe_paths import refuse_link
+
+    refuse_link(out, what="the plan to write")  # never replace a link someone planted
     atomic_write_text(out, "".join(json.dumps(job, sort_keys=True) + "\n" for job in jobs))
     counts = count_table(jobs)
     if as_json:
@@ -188,7 +191,9 @@ def synthetic_command(folder: Path, n: int, seed: int, kinds: tuple[str, ...], w
     """Render N synthetic road/sidewalk scenes (known vanishing point and safe action) into FOLDER, with
     FOLDER/sources.jsonl for `hazardkit forge plan`. Demo/test data only, stamped SYNTHETIC."""
     from builder.movsafebench.sources.synthetic import KINDS, write_synthetic_sources
+    from eval_kit.safe_paths import refuse_links
 
+    refuse_links(folder, "images", "sources.jsonl", field="FOLDER")  # never written through a planted link
     path = write_synthetic_sources(folder, n, kinds=kinds or KINDS, seed=seed, width=width, height=height)
     click.echo(f"wrote {n} scenes and {path}")
 

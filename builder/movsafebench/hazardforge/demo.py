@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     from builder.movsafebench.hazardforge.runstore import RunStore
     from builder.movsafebench.sources.synthetic import write_synthetic_sources
     from eval_kit.jsonl import atomic_write_text
+    from eval_kit.safe_paths import remove_tree
 
     work = Path(work_dir)
     sources = write_synthetic_sources(work / "scenes", scenes, seed=seed, width=size[0], height=size[1])
@@ -48,13 +48,15 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     store = RunStore(work / "run")
     digest = hashlib.sha256(plan.read_bytes()).hexdigest()
     info = store.root / "run.json"
+    from builder.library_versions import library_versions
     from builder.movsafebench.hazardforge.editors.compositor import CompositingEditor
 
-    revision = CompositingEditor().provenance()["revision"]
+    # the cache is reused only when made by this compositor under these library versions (the card states them)
+    revision = CompositingEditor().provenance()["revision"] + "\n" + json.dumps(library_versions(), sort_keys=True)
     marker = work / "compositor_revision"
     stale = not marker.exists() or marker.read_text(encoding="utf-8") != revision
     if info.exists() and (stale or _plan_sha256(info) != digest):
-        shutil.rmtree(store.root)  # our own cache, built for other demo settings or compositor: start afresh
+        remove_tree(store.root, work)  # our own cache, built for other demo settings or compositor: start afresh
     atomic_write_text(marker, revision)
     with store.locked("demo"):
         store.init(worker.run_info(plan, digest, len(jobs)))

@@ -10,7 +10,8 @@ folder of records.jsonl (which `publish --input` resolves them against), so a ru
 
 Beside records.jsonl the export writes `build.json`: what the card states about the build and cannot read
 from the rows (the run's editor and checker settings, acceptance per scenario x category over every finished
-job, rejected and failed included) and the image roots the records point into (the run folder, the sources'
+job, rejected and failed included, the library versions and editor / checker revisions the rows were made
+under: `environments`) and the image roots the records point into (the run folder, the sources'
 folder), so `publish --input OUT` reads the images wherever the export left them, without `--image-root`.
 It carries the sha256 of records.jsonl: edit the records and publish refuses the stale summary.
 """
@@ -164,6 +165,27 @@ def acceptance_cells(run_dir: str | Path) -> dict[str, dict[str, dict[str, int]]
     return {s: dict(sorted(c.items())) for s, c in sorted(cells.items())}
 
 
+def environments(run_dir: str | Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """How the exported edited rows were built: one entry per distinct set of library versions (`libraries`,
+    as the forge worker recorded them; None for a record from a run older than that recording) and editor /
+    checker revisions, with its row count, most rows first."""
+    from builder.library_versions import environment_key
+    from builder.movsafebench.hazardforge.runstore import RunStore
+
+    exported = {r["job_id"]: r for r in records if r.get("scenario") != "no_edit" and r.get("job_id")}
+    groups: dict[tuple, dict[str, Any]] = {}
+    for job in RunStore(Path(run_dir)).records():
+        row = exported.get(job.get("job_id"))
+        if row is None or job.get("status") != "accepted":
+            continue
+        libraries = job.get("libraries")
+        entry = {"libraries": dict(sorted(libraries.items())) if isinstance(libraries, dict) else None,
+                 **{k: row.get(k) for k in ("editor", "editor_revision", "checker", "checker_revision")}}
+        group = groups.setdefault(environment_key(entry), {**entry, "rows": 0})
+        group["rows"] += 1
+    return sorted(groups.values(), key=lambda g: (-g["rows"], json.dumps(g, sort_keys=True)))
+
+
 def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_path: Path, scope: str
                   ) -> dict[str, Any]:
     """The build.json of an export (see the module docstring)."""
@@ -188,7 +210,7 @@ def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_pa
     with open(records_path, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return {"format": BUILD_FORMAT, "records_sha256": digest, "scope": scope, "records": len(records),
-            "run": run, "acceptance": acceptance_cells(run_dir),
+            "run": run, "acceptance": acceptance_cells(run_dir), "environments": environments(run_dir, records),
             "image_roots": sorted(str(r) for r in roots)}
 
 
@@ -196,7 +218,9 @@ def export_run(run_dir: str | Path, out: str | Path, scope: str = "edited") -> t
     """records.jsonl and build.json of a run in `out` (both atomic); returns (records path, rows)."""
     from builder.movsafebench.publisher import BUILD_FILENAME
     from eval_kit.jsonl import atomic_write_json
+    from eval_kit.safe_paths import refuse_links
 
+    refuse_links(out, "records.jsonl", BUILD_FILENAME)  # never written through a planted link
     records = run_records(run_dir, scope, out_dir=out)
     path = write_records(records, out)
     atomic_write_json(Path(out) / BUILD_FILENAME, build_summary(run_dir, records, path, scope))

@@ -114,7 +114,11 @@ class ForgeWorker:
     """Holds one editor and one checker (models load once) and processes plan lines."""
 
     def __init__(self, spec: WorkerSpec) -> None:
+        from builder import library_versions
+
         self.spec = spec
+        # where this worker runs (a Ray actor may run elsewhere): recorded in every job record it makes
+        self.libraries = library_versions.library_versions()
         self.editor = build_editor(spec)
         self.checker = build_checker(spec)
         params = inspect.signature(self.editor.edit).parameters
@@ -143,7 +147,7 @@ class ForgeWorker:
                 "category", "side", "seed", "config_version", "width", "height", "vanishing_point", "ego_hood")
         return {"record_version": RECORD_VERSION, **{k: job.get(k) for k in keep},
                 "editor": self.editor.provenance(), "checker": self.checker.provenance(),
-                "max_retries": self.spec.max_retries}
+                "max_retries": self.spec.max_retries, "libraries": self.libraries}
 
     def _load_source(self, job: dict[str, Any]):
         """The verified, decoded source image. A plan has dozens of jobs per source image, so the last few

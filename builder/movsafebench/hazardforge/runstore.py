@@ -26,7 +26,8 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.folder_lock import folder_lock
-from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
+from eval_kit.jsonl import TEMP_SUFFIX, atomic_write_bytes, atomic_write_text
+from eval_kit.safe_paths import refuse_links
 from eval_kit.strictjson import read_json
 
 RECORD_STATUSES = ("accepted", "rejected", "failed")
@@ -61,6 +62,7 @@ class RunStore:
         """Hold the run directory's advisory lock (`eval_kit.folder_lock`): a second run into the same folder
         exits 2 naming the PID that holds it, so it can never delete the first one's in-flight temp files.
         A lock left by a killed run does not block (the kernel drops it with its process)."""
+        refuse_links(self.root)  # the run directory is wholly ours: a link anywhere in it is planted
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -93,11 +95,13 @@ class RunStore:
         atomic_write_text(info_path, _canonical(run_info))
 
     def clean_partial(self) -> int:
-        """Remove temp files left by a crash mid-write; returns how many were removed."""
+        """Remove temp files left by a crash mid-write (`.<name>.<random>.hazardkit-tmp`, a name no person
+        would choose; a maintainer's `.draft.tmp` is kept); returns how many were removed."""
         removed = 0
-        for tmp in self.root.rglob(".*.tmp"):
-            tmp.unlink(missing_ok=True)
-            removed += 1
+        for tmp in self.root.rglob(f".*{TEMP_SUFFIX}"):
+            if tmp.is_file() and not tmp.is_symlink():
+                tmp.unlink(missing_ok=True)
+                removed += 1
         return removed
 
     def is_done(self, job_id: str) -> bool:

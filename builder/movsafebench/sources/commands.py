@@ -59,7 +59,16 @@ def _report(result: ScanResult, out: Path, show_skipped: int, root: Path | None 
     list_skipped()
 
 
-_OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+def _no_link(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Refuse a symbolic link at --out before the scan starts (it would be replaced by the manifest)."""
+    from eval_kit.safe_paths import refuse_link
+
+    if value is not None:
+        refuse_link(value, what="the manifest to write")
+    return value
+
+
+_OUT = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, callback=_no_link,
                     help="manifest to write (JSON Lines, schema movsafebench_source)")
 _SHOW = click.option("-v", "--show-skipped", type=int, default=0, show_default=True,
                      help="list up to this many skipped inputs with their reason")

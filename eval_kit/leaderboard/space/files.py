@@ -77,6 +77,9 @@ def write_space(out: Path, *, requirement: str | None = None, wheel: Path | None
     """Write app.py, requirements.txt and README.md into `out` (and copy `wheel` there); returns the paths."""
     if wheel is not None and (not wheel.is_file() or wheel.suffix != ".whl"):
         raise BadInput("not a wheel file", path=wheel, fix="build one with `python -m build --wheel`")
+    from eval_kit.safe_paths import refuse_links
+
+    refuse_links(out, "app.py", "requirements.txt", "README.md", *([wheel.name] if wheel is not None else []))
     if out.exists() and not out.is_dir():
         raise BadInput("--out is a file", path=out, fix="pass a folder")
     out.mkdir(parents=True, exist_ok=True)
