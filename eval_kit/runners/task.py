@@ -125,7 +125,10 @@ def generic_prediction_line(record: dict[str, Any], prediction: Any) -> dict[str
 
 
 def content_revision(files: Sequence[Path]) -> str:
-    """`sha256:<16 hex>` over the names and bytes of the data files: changes when the data change."""
+    """`sha256:<16 hex>` over the names and bytes of the data files: changes when the data change.
+
+    Images stored in Parquet are part of its bytes; a JSON Lines task lists the image files it names among its
+    data files (`MovSafeBenchTask.data_files`)."""
     digest = hashlib.sha256()
     for path in sorted(files, key=lambda p: p.name):
         digest.update(path.name.encode() + b"\0")
