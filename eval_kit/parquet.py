@@ -51,7 +51,7 @@ def corrupt(file: str | Path, exc: BaseException) -> BadInput:
 
 def iter_batches(pf, file: str | Path, columns: list[str], batch_size: int = STREAM_BATCH_ROWS):
     """`pf.iter_batches(...)` where a corrupt data page is bad input naming the file, not a traceback."""
-    batches = pf.iter_batches(columns=columns, batch_size=batch_size)
+    batches = pf.iter_batches(columns=columns, batch_size=batch_size, use_threads=False)
     while True:
         try:
             batch = next(batches)
