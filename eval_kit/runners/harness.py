@@ -82,19 +82,17 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 
 def _free_device_memory() -> None:
-    """Release what a failed batch left cached on the device (only when torch is already in use)."""
+    """Release what a failed batch left cached on the GPU (only when torch is in use and CUDA started), so its
+    halves find the memory free."""
     import sys
 
-    if "torch" not in sys.modules:
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
         return
-    try:
-        from accelerate.utils.memory import clear_device_cache
-    except ImportError:
-        import gc
+    import gc
 
-        gc.collect()
-        return
-    clear_device_cache(garbage_collection=True)
+    gc.collect()
+    torch.cuda.empty_cache()
 
 
 @dataclass(frozen=True)
