@@ -49,6 +49,17 @@ class MovSafeBenchTask(Task):
             raise BadInput("dataset not found", path=self.data, fix="pass --data PATH (folder, Parquet or JSONL)")
         return [self.data, *self._jsonl_images()] if self._is_jsonl() else parquet_files(self.data, self.config)
 
+    @property
+    def dataset_revision(self) -> str:
+        """The given revision, else a content hash: of the Parquet files, or of a JSON Lines file and every image
+        file it names (hashed in parallel; `files_revision`)."""
+        if self._dataset_revision is None and self.data.exists() and self._is_jsonl():
+            from eval_kit.runners.task import files_revision
+
+            rows = self.data.resolve()
+            self._dataset_revision = files_revision([rows, *self._jsonl_images()], rows.parent)
+        return super().dataset_revision
+
     def _jsonl_images(self) -> list[Path]:
         """The image files a JSON Lines dataset names (inside its folder), so the content revision covers every
         byte a prompt is built from: replacing an image changes the revision, and no answer to the old image
