@@ -436,9 +436,10 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Prepared], wid
                 final, first = future.result()
                 yield sample, final, first
     finally:
-        if in_flight:  # leaving on an error or Ctrl-C: give up retries, do not wait for answers nobody logs
-            backend.stop()
-        pool.shutdown(wait=not in_flight, cancel_futures=True)
+        if in_flight:  # leaving on an error or Ctrl-C: cut the requests off, nobody would log their answers
+            backend.abort()
+        # every request thread has ended before the run (and its folder lock) does
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,

@@ -77,6 +77,11 @@ class Backend:
     def stop(self) -> None:
         """The run is stopping: give up waits and retries of requests in flight (return None for them)."""
 
+    def abort(self) -> None:
+        """The run is interrupted (Ctrl-C, an error): as `stop`, and end requests in flight at once rather than
+        wait for their answers (a server backend cuts its connections). Default: `stop`."""
+        self.stop()
+
     def close(self) -> None:
         """Release the model; called once when the run ends."""
 

@@ -296,7 +296,7 @@ class OpenAIBackend(Backend):
             except Exception as exc:  # zlib errors in a corrupt gzip body and the like
                 problem = f"unreadable response ({type(exc).__name__}: {excerpt(str(exc))})"
             if self._stopping.is_set():
-                return None  # aborted by stop(): given up unanswered, asked again by the next run
+                return None  # stopped or aborted: given up unanswered, asked again by the next run
             if attempt <= self.max_retries:
                 self._wait(attempt, retry_after)
         return SampleFailure(self._redact(f"{problem} (after {attempts} attempt{'s' if attempts != 1 else ''})"),
@@ -310,7 +310,11 @@ class OpenAIBackend(Backend):
         return [self._one(s) for s in samples]
 
     def stop(self) -> None:
-        """Give up at once: waits between attempts end, and requests in flight are cut off (not waited for)."""
+        """No more attempts: waits between attempts end; requests in flight still get their answers."""
+        self._stopping.set()
+
+    def abort(self) -> None:
+        """Give up at once (Ctrl-C): as `stop`, and requests in flight are cut off, not waited for."""
         self._stopping.set()
         self._http.abort(self.client)
 
