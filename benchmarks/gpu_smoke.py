@@ -8,6 +8,8 @@ downloaded):
   2. one FLUX.1-Fill-dev-shaped edit (transformer, VAE, CLIP-L, T5-XXL from their configs) through
      HazardForge's FluxFillEditor;
   3. the same eval with `-b vllm --model-args load_format=dummy,...`;
+  4. the transformers eval again at fixed batch sizes (16, 32, 64) and at `--batch-size auto` (the largest batch
+     that fits, halving on CUDA out-of-memory), printing each samples/s and the size auto chose;
 and prints samples/s, peak GPU memory and the vLLM / transformers throughput ratio.
 
 `--cpu-check` runs the same steps on CPU with tiny configs (seconds; `make test` runs it). A step that cannot
@@ -99,7 +101,8 @@ def peak_gib(torch: Any, gpu: bool) -> str:
     return f"{torch.cuda.max_memory_allocated() / 2**30:.1f} GiB" if gpu else "n/a (CPU)"
 
 
-def run_eval(backend: str, model: Path, data: Path, out: Path, args: argparse.Namespace, **options: Any) -> Any:
+def run_eval(backend: str, model: Path, data: Path, out: Path, args: argparse.Namespace, *,
+             batch_size: int | str | None = None, **options: Any) -> Any:
     from eval_kit import registry
     from eval_kit.runners import harness
     from eval_kit.runners.backends.factory import make_backend
@@ -107,7 +110,7 @@ def run_eval(backend: str, model: Path, data: Path, out: Path, args: argparse.Na
     task = registry.make_task("movsafebench", data=data, config="demo")
     engine = make_backend(backend, str(model), task, max_new_tokens=args.max_new_tokens, max_pixels=args.max_pixels,
                           **options)
-    return harness.run(task, engine, out, model=model.name, batch_size=args.batch_size, progress=False)
+    return harness.run(task, engine, out, model=model.name, batch_size=batch_size or args.batch_size, progress=False)
 
 
 def mean_chars(out: Path) -> float:
@@ -136,6 +139,31 @@ def step_transformers(args, torch, gpu: bool, model: Path, data: Path, work: Pat
         gc.collect()
         torch.cuda.empty_cache()
     return rate if summary.generated else None
+
+
+def step_batches(args, torch, gpu: bool, model: Path, data: Path, work: Path) -> None:
+    """samples/s of the transformers eval at each of `--batch-sizes` (a fresh run folder each), `auto` included."""
+    rates: dict[str, float] = {}
+    for size in args.batch_sizes:
+        torch.cuda.reset_peak_memory_stats() if gpu else None
+        out = work / f"run-batch-{size}"
+        with random_weights("cuda" if gpu else "cpu"):
+            summary = run_eval("transformers", model, data, out, args, batch_size=size,
+                               device=None if gpu else "cpu",
+                               model_args={"dtype": "bfloat16" if gpu else "float32", "attn_implementation": "sdpa"})
+        used = json.loads((out / "metadata.json").read_text()).get("batch_size")
+        rates[size] = summary.samples_per_second
+        log(f"batch {size}: {summary.generated} samples, {summary.samples_per_second:.2f} samples/s, batch used "
+            f"{used}, peak GPU memory {peak_gib(torch, gpu)}; failed {summary.failed}")
+        if gpu:
+            import gc
+
+            gc.collect()
+            torch.cuda.empty_cache()
+    fixed = {k: v for k, v in rates.items() if k != "auto"}
+    if "auto" in rates and fixed:
+        best = max(fixed, key=fixed.get)
+        log(f"batch auto / best fixed (batch {best}): {rates['auto'] / fixed[best]:.2f}x")
 
 
 def flux_pipeline(gpu: bool, torch: Any) -> Any:
@@ -243,7 +271,11 @@ def main() -> int:
     parser.add_argument("--flux-steps", type=int, default=None, help="default 8 on a GPU, 2 with --cpu-check")
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.85)
     parser.add_argument("--max-model-len", type=int, default=8192)
-    parser.add_argument("--skip", action="append", default=[], choices=["transformers", "diffusers", "vllm"])
+    parser.add_argument("--batch-sizes", default=None,
+                        help="the batch-size step's sizes, comma-separated, auto included (default 16,32,64,auto on a "
+                             "GPU, 2,auto with --cpu-check)")
+    parser.add_argument("--skip", action="append", default=[],
+                        choices=["transformers", "diffusers", "vllm", "batches"])
     parser.add_argument("--keep", type=Path, default=None, help="keep the model folder and runs here")
     args = parser.parse_args()
     cpu = args.cpu_check or args.quick
@@ -252,6 +284,7 @@ def main() -> int:
     args.max_new_tokens = args.max_new_tokens or (4 if cpu else 64)
     args.max_pixels = args.max_pixels or (56 * 56 if cpu else 1024 * 28 * 28)
     args.flux_steps = args.flux_steps or (2 if cpu else 8)
+    args.batch_sizes = [x.strip() for x in (args.batch_sizes or ("2,auto" if cpu else "16,32,64,auto")).split(",")]
 
     import torch
 
@@ -276,6 +309,8 @@ def main() -> int:
         if "diffusers" not in args.skip:
             step_diffusers(args, torch, gpu)
         vllm_rate = None if "vllm" in args.skip else step_vllm(args, torch, gpu, model, data, work)
+        if "batches" not in args.skip:
+            step_batches(args, torch, gpu, model, data, work)
         if hf_rate and vllm_rate:
             log(f"vLLM / transformers throughput: {vllm_rate / hf_rate:.2f}x")
         else:

@@ -74,8 +74,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="hazardkit", standalone_mode=True)
     except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:
+            _exit_now(EXIT_INTERRUPTED)
         return int(exc.code or 0)
     return 0
+
+
+EXIT_INTERRUPTED = 130
+
+
+def _exit_now(code: int) -> None:
+    """After Ctrl-C, once the command has cleaned up (answers logged, folder lock released): end the process
+    without the interpreter's teardown, which on a busy machine took seconds (a final garbage collection)."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 if __name__ == "__main__":
     sys.exit(main())

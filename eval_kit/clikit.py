@@ -6,9 +6,11 @@ group class without importing every other command.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
+from collections.abc import Iterator
 
 import click
 
@@ -32,6 +34,35 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+@contextlib.contextmanager
+def second_interrupt_exits(code: int = 130) -> Iterator[None]:
+    """Inside the block, Ctrl-C once: KeyboardInterrupt as usual (the command stops its work, keeps what it
+    finished, releases its folder lock and exits 130). Ctrl-C again while it does so: exit at once, quietly,
+    without a traceback (the raw log is flushed line by line; the kernel drops the folder lock when the process
+    ends). The previous handler is restored after the block."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    interrupted = False
+
+    def on_interrupt(signum, frame):
+        nonlocal interrupted
+        if interrupted:
+            os.write(2, b"interrupted again: exiting now (finished answers are in the raw log)\n")
+            os._exit(code)
+        interrupted = True
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class HazardkitGroup(click.Group):

@@ -18,17 +18,48 @@ from eval_kit.errors import BadInput
 Decoder = Callable[[list[Any]], list[Any]]
 
 
+# rows per batch when streaming a shard of images: a batch holds this many encoded images (32 real 300 KB
+# images are 10 MB), whatever the row group's size
+STREAM_BATCH_ROWS = 32
+# the read buffer of a column chunk: pages are read through it, never the whole chunk at once
+_READ_BUFFER_BYTES = 1 << 20
+
+
 def open_parquet(file: str | Path):
-    """A `pyarrow.parquet.ParquetFile`, or BadInput naming the file when it is not readable Parquet."""
+    """A `pyarrow.parquet.ParquetFile`, or BadInput naming the file when it is not readable Parquet.
+
+    Opened to stream: `pre_buffer=False` (pyarrow's default pre-reads a whole row group's column chunks, on a
+    single-row-group shard the whole file) and a buffered read of each column chunk (`buffer_size`; unbuffered,
+    pyarrow reads a whole column chunk into memory), so memory follows the batch, not the row group."""
     import pyarrow.parquet as pq
 
     file = Path(file)
     if not file.is_file():
         raise BadInput("not a file", path=file, fix="pass a Parquet file or a dataset folder")
     try:
-        return pq.ParquetFile(file)
+        return pq.ParquetFile(file, pre_buffer=False, buffer_size=_READ_BUFFER_BYTES)
     except Exception as exc:  # pyarrow raises several types for corrupt or foreign files
         raise BadInput(f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:120]})", path=file) from None
+
+
+def corrupt(file: str | Path, exc: BaseException) -> BadInput:
+    """The one-line error for a Parquet file whose footer reads but whose data does not (a corrupt page)."""
+    text = " ".join(str(exc).split())[:160]
+    return BadInput(f"corrupt Parquet data ({type(exc).__name__}: {text})", path=file,
+                    fix="re-download or rebuild the file (its footer is intact, a data page is not)")
+
+
+def iter_batches(pf, file: str | Path, columns: list[str], batch_size: int = STREAM_BATCH_ROWS):
+    """`pf.iter_batches(...)` where a corrupt data page is bad input naming the file, not a traceback."""
+    batches = pf.iter_batches(columns=columns, batch_size=batch_size, use_threads=False)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as exc:  # ArrowInvalid, OSError, ArrowException... for a damaged page
+            raise corrupt(file, exc) from None
+        yield batch
 
 
 def _features(schema) -> Any | None:
@@ -89,7 +120,10 @@ def class_label_names(schema) -> dict[str, list[str]]:
 def read_columns(file: str | Path, columns: list[str] | None = None, *, pf=None) -> dict[str, list[Any]]:
     """Columns of one Parquet file as Python lists, ClassLabel values decoded to names."""
     pf = pf or open_parquet(file)
-    table = pf.read(columns=columns)
+    try:
+        table = pf.read(columns=columns)
+    except Exception as exc:  # a corrupt data page behind an intact footer
+        raise corrupt(file, exc) from None
     decoders = label_decoders(pf.schema_arrow)
     data = {}
     for name in table.column_names:

@@ -12,13 +12,16 @@ A command that writes one file (`sources scan --out m.jsonl`) calls `refuse_link
 replace the link, not write through it, but the link was not ours to replace.
 The check is made before the writes, not at each system call: it protects against links that arrive with the
 folder (a clone, a copy, a maintainer's mistake), not against another process racing to plant one meanwhile.
+
+It also says where a dataset may point (`resolve_inside`): a file named by a record must lie inside the
+folders it may read (publish: no `/etc/passwd` in a shard; eval: no local file sent to a model server).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from eval_kit.errors import BadInput
@@ -97,3 +100,26 @@ def remove_tree(path: str | Path, inside: str | Path) -> None:
     refuse_link(path, field=None, what="a folder to remove")
     if path.exists():
         shutil.rmtree(path)  # rmtree never follows links inside the tree; it unlinks them
+
+
+def resolve_inside(path: str | Path, roots: Sequence[str | Path], *, where: str = "", field: str = "image",
+                   what: str | None = None, fix: str | None = None, missing_fix: str | None = None) -> Path:
+    """`path` with every link resolved, or BadInput when it is missing or outside every folder of `roots`.
+
+    `roots` empty means no folder is allowed (the path itself is refused). `what` names the allowed folders
+    in the message (default: "the dataset folder")."""
+    prefix = f"{where}: " if where else ""
+    path = Path(path)
+    try:
+        resolved = path.resolve(strict=True)
+    except (OSError, RuntimeError, ValueError) as exc:  # missing, symlink loop, NUL in the name
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        raise BadInput(f"{prefix}cannot read image ({reason})", path=path, field=field,
+                       fix=missing_fix or "keep the image inside the dataset folder") from None
+    if not any(resolved.is_relative_to(Path(r).resolve()) for r in roots):
+        name = what or "the dataset folder"
+        listed = f" ({', '.join(str(r) for r in roots)})" if roots else ""
+        raise BadInput(f"{prefix}image path is outside {name}{listed}", path=path, field=field,
+                       fix=fix or "keep the images inside the dataset folder (a relative path), or store their "
+                                  "bytes in the cell")
+    return resolved

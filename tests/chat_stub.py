@@ -15,7 +15,8 @@ class ChatStub:
     request with `always_fail` answer 500, `delay` seconds per request (or `delay(body) -> seconds`);
     `max_in_flight` records concurrency and `busy` the seconds with at least one request in flight.
     `misbehave(body, n)`, called with the n-th (1-based) request of the same prompt text, returns None to
-    answer normally or `(status, body)` to send instead: a dict is sent as JSON, a str as it is.
+    answer normally or `(status, body)` (or `(status, body, headers)`) to send instead: a dict is sent as JSON,
+    a str as it is.
     """
 
     def __init__(self, reply: Callable[[dict], str], *, key: str | None = None, fail_first: int = 0,
@@ -66,15 +67,24 @@ class ChatStub:
                     return self._send(*special)
                 self._send(200, completion(body["model"], reply(body)))
 
-            def _send(self, code, obj):
+            def _send(self, code, obj, headers=None):
                 blob = obj.encode() if isinstance(obj, str) else json.dumps(obj).encode()
                 self.send_response(code)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(blob)))
                 self.end_headers()
                 self.wfile.write(blob)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):
+                import sys
+
+                if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up (Ctrl-C tests)
+                    super().handle_error(request, client_address)
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -32,4 +32,6 @@ def test_gpu_smoke_cpu_check_runs_every_path_it_can():
     else:
         assert "vllm: SKIPPED (no CUDA GPU" in out
     assert "vLLM / transformers throughput: not measured (a step was skipped)" in out
+    assert "batch 2: 4 samples" in out and "batch auto: 4 samples" in out and "batch used 4" in out
+    assert "batch auto / best fixed (batch 2):" in out
     assert "Traceback" not in result.stderr

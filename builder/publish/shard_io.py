@@ -57,22 +57,27 @@ class ImageFile:
         them once symlinks are resolved, so a record cannot smuggle `/etc/passwd` or `../../x` into a shard.
         Whether the bytes decode is checked later, by `image_check` (publish decodes every image).
         """
+        from eval_kit.safe_paths import resolve_inside
+
         prefix = f"{where}: " if where else ""
         path = Path(path)
-        try:
-            resolved = path.resolve(strict=True)
-            info = resolved.stat()
-        except (OSError, RuntimeError, ValueError) as exc:  # missing, symlink loop, NUL in the name
-            reason = getattr(exc, "strerror", None) or type(exc).__name__
-            raise BadInput(f"{prefix}cannot read image ({reason})", path=path, field=field,
-                           fix="keep the image where the records file says, or pass --image-root DIR") from None
         roots = [] if root is None else [root] if isinstance(root, (str, Path)) else list(root)
-        if roots and not any(resolved.is_relative_to(Path(r).resolve()) for r in roots):
+        fix = "keep the image where the records file says, or pass --image-root DIR"
+        if roots:
             what = "the input folder" if len(roots) == 1 else "the input folder and the recorded image roots"
-            raise BadInput(f"{prefix}image path is outside {what} ({', '.join(str(r) for r in roots)})",
-                           path=path, field=field,
-                           fix="pass --image-root DIR naming a folder that holds the images, or keep them "
-                               "inside the records file's folder")
+            resolved = resolve_inside(path, roots, where=where, field=field, what=what,
+                                      fix="pass --image-root DIR naming a folder that holds the images, or keep "
+                                          "them inside the records file's folder", missing_fix=fix)
+        else:
+            try:
+                resolved = path.resolve(strict=True)
+            except (OSError, RuntimeError, ValueError) as exc:  # missing, symlink loop, NUL in the name
+                reason = getattr(exc, "strerror", None) or type(exc).__name__
+                raise BadInput(f"{prefix}cannot read image ({reason})", path=path, field=field, fix=fix) from None
+        try:
+            info = resolved.stat()
+        except OSError as exc:
+            raise BadInput(f"{prefix}cannot read image ({exc.strerror})", path=path, field=field, fix=fix) from None
         if not stat.S_ISREG(info.st_mode):
             raise BadInput(f"{prefix}not a regular file", path=path, field=field)
         if resolved.suffix.lower() not in IMAGE_FORMATS:

@@ -127,14 +127,14 @@ class BDHazardVLMTask(Task):
 
     def _parquet_images(self, wanted: set[str]) -> Iterator[tuple[str, Any]]:
         """(id, image cell) in file order from the Parquet's `image` column."""
-        from eval_kit.parquet import open_parquet
+        from eval_kit.parquet import iter_batches, open_parquet
 
         for file in self.data_files():
             pf = open_parquet(file)
             if "image" not in pf.schema_arrow.names:
                 raise BadInput("this Parquet has no image column (annotations only)", path=file, field="image",
                                fix="reconstruct the images (`hazardkit reconstruct bd-hazardvlm`) or run --text-only")
-            for batch in pf.iter_batches(columns=["id", "image"], batch_size=64):
+            for batch in iter_batches(pf, file, ["id", "image"]):
                 for sample_id, image in zip(batch.column("id").to_pylist(), batch.column("image").to_pylist(),
                                             strict=True):
                     if sample_id in wanted:
@@ -166,8 +166,11 @@ class BDHazardVLMTask(Task):
             images = iter((i, str(self._folder_image(records[i]))) for i in ids)
         else:
             images = self._parquet_images(set(ids))
+        # a path is read only inside the image folder (JSON Lines) or the dataset folder (Parquet)
+        base = self.data if self.data.is_dir() else self.data.parent
+        roots = [self.images] if self._is_jsonl() and self.images is not None else None
         for sample_id, cell in images:
-            pictures = [] if text_only else [decode_image(cell, None, f"{self.data} id {sample_id}")]
+            pictures = [] if text_only else [decode_image(cell, base, f"{self.data} id {sample_id}", roots=roots)]
             yield Request(id=sample_id, messages=[user_message(spec.PROMPT, len(pictures))], images=pictures,
                          label=records[sample_id]["primary_hazard_category"])
 

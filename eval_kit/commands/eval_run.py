@@ -36,9 +36,11 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--images", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="bd-hazardvlm with --data annotations.jsonl: image folder, laid out as "
                    "<images>/<source_dataset>/<source_path> or <images>/<source_path>.")
-@click.option("--batch-size", default=8, show_default=True, type=click.IntRange(min=1),
-              help="transformers/vllm: samples per generate call. Every backend: the raw log is fsync'd after "
-                   "this many outcomes (each is written and flushed as soon as it is known).")
+@click.option("--batch-size", default="8", show_default=True, metavar="N|auto",
+              help="transformers/vllm: samples per generate call, or auto: the largest batch that fits (from 64, "
+                   "halved on out-of-memory; recorded in metadata.json). A batch that runs out of memory is split "
+                   "in halves. Every backend: the raw log is fsync'd after this many outcomes (each is written "
+                   "and flushed as soon as it is known).")
 @click.option("--dataset-revision", default=None,
               help="Dataset revision to record (Hub tag or commit); default: a content hash of the data files.")
 @click.option("--revision", default=None,
@@ -71,7 +73,11 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--max-retries", default=5, show_default=True, type=click.IntRange(min=0),
               help="openai: retries per request (transient errors and malformed answers), with exponential backoff.")
 @click.option("--retry-backoff", default=0.5, show_default=True, type=click.FloatRange(min=0),
-              help="openai: seconds before the first retry; doubles per retry, at most 8 s.")
+              help="openai: seconds before the first retry; doubles per retry, at most 8 s (a server's Retry-After "
+                   "may ask for longer: see --retry-after-cap).")
+@click.option("--retry-after-cap", default=None, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="openai: the longest wait a server's Retry-After header (seconds or an HTTP-date) may ask for "
+                   "before a retry (default 60); 0 ignores the header.")
 @click.option("--timeout", default=120.0, show_default=True, type=click.FloatRange(min=0.1),
               help="openai: seconds per request attempt, as a whole (connect, headers and body).")
 @click.option("--max-response-bytes", default=None, type=click.IntRange(min=1024),
@@ -84,13 +90,13 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, model: str | None,
                  backend: str | None, out: Path | None, data: Path | None, config: str | None,
-                 limit: int | None, text_only: bool, variant: str | None, images: Path | None, batch_size: int,
+                 limit: int | None, text_only: bool, variant: str | None, images: Path | None, batch_size: str,
                  dataset_revision: str | None, revision: str | None, model_args: str | None,
                  processor_args: str | None, retry: str | None, gen_kwargs: str | None,
                  max_new_tokens: int, max_pixels: int, seed: int, max_failures: str, base_url: str | None,
                  api_key_env: str, concurrency: int, max_retries: int, retry_backoff: float, timeout: float,
                  max_response_bytes: int | None, image_format: str | None, device: str | None,
-                 no_progress: bool) -> None:
+                 no_progress: bool, retry_after_cap: float | None = None) -> None:
     """Run MODEL on BENCHMARK (movsafebench, bd-hazardvlm, saferelbench), logging every raw answer.
 
     The raw log is keyed by sample id and a hash of (dataset revision, prompt, model, generation
@@ -125,6 +131,7 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
     parsed_model_args, parsed_gen_kwargs = options["model_args"], options["gen_kwargs"]
     assert benchmark is not None and out is not None  # checked by resolve_run_options
     budget = harness.FailureBudget.parse(max_failures)
+    harness.BatchSize.parse(batch_size)  # a wrong value is refused before anything loads
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
                               variant=variant, images=images, retry=options["retry"])
     bench = registry.get(benchmark)
@@ -135,15 +142,18 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
     for partial in incomplete:
         click.echo(f"warning: {partial['file']} is an INCOMPLETE reconstruction ({partial.get('reconstructed')} of "
                    f"{partial.get('expected')} images): a run on it is not a {bench.title} result", err=True)
+    from eval_kit.clikit import second_interrupt_exits
+
     created = not out.exists()
     try:
-        with folder_lock(out, f"eval {benchmark} --model {model} --backend {backend}"):
+        with second_interrupt_exits(), folder_lock(out, f"eval {benchmark} --model {model} --backend {backend}"):
             engine = make_backend(backend, model, task, limit=limit, seed=seed, max_new_tokens=max_new_tokens,
                                   max_pixels=max_pixels, base_url=base_url, api_key_env=api_key_env,
                                   concurrency=concurrency, max_retries=max_retries, timeout=timeout, device=device,
                                   revision=revision, model_args=parsed_model_args, gen_kwargs=parsed_gen_kwargs,
                                   retry_backoff=retry_backoff, image_format=image_format,
-                                  max_response_bytes=max_response_bytes, processor_args=options["processor_args"])
+                                  max_response_bytes=max_response_bytes, processor_args=options["processor_args"],
+                                  retry_after_cap=retry_after_cap)
             summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
                                   batch_size=batch_size, revision=revision, progress=not no_progress,
                                   max_failures=budget, preset=options["preset"])

@@ -18,14 +18,14 @@ from eval_kit.runners.task import Request, Task, default_data, user_message
 _COLUMNS = ("id", "image", "question", "agent", "answer", "source_benchmark")
 
 
-def decode_image(value: Any, base: Path | None, where: str):
+def decode_image(value: Any, base: Path | None, where: str, *, roots: list[Path] | None = None):
     """A lazily opened PIL image from a `datasets` Image cell ({bytes, path}), raw bytes, or a file path.
 
     Only the header is read here; the harness decodes it off the request loop (`eval_kit.runners.images`).
     Unreadable content or a decompression bomb is an `UnreadableImage`: that sample fails, the others run."""
     from eval_kit.runners.images import open_image
 
-    return open_image(value, base, where)
+    return open_image(value, base, where, roots=roots)
 
 
 class MovSafeBenchTask(Task):
@@ -47,7 +47,38 @@ class MovSafeBenchTask(Task):
 
         if not self.data.exists():
             raise BadInput("dataset not found", path=self.data, fix="pass --data PATH (folder, Parquet or JSONL)")
-        return [self.data] if self._is_jsonl() else parquet_files(self.data, self.config)
+        return [self.data, *self._jsonl_images()] if self._is_jsonl() else parquet_files(self.data, self.config)
+
+    @property
+    def dataset_revision(self) -> str:
+        """The given revision, else a content hash: of the Parquet files, or of a JSON Lines file and every image
+        file it names (hashed in parallel; `files_revision`)."""
+        if self._dataset_revision is None and self.data.exists() and self._is_jsonl():
+            from eval_kit.runners.task import files_revision
+
+            rows = self.data.resolve()
+            self._dataset_revision = files_revision([rows, *self._jsonl_images()], rows.parent)
+        return super().dataset_revision
+
+    def _jsonl_images(self) -> list[Path]:
+        """The image files a JSON Lines dataset names (inside its folder), so the content revision covers every
+        byte a prompt is built from: replacing an image changes the revision, and no answer to the old image
+        is resumed. Rows that name no usable file are left to `samples`, which refuses them with their line."""
+        from eval_kit.jsonl import iter_jsonl
+        from eval_kit.safe_paths import resolve_inside
+
+        base = self.data.parent
+        files = []
+        for _, obj in iter_jsonl(self.data):
+            cell = obj.get("image") if isinstance(obj, dict) else None
+            path = cell.get("path") if isinstance(cell, dict) and not cell.get("bytes") else cell
+            if not isinstance(path, str) or not path:
+                continue
+            try:
+                files.append(resolve_inside(base / path, [base]))
+            except BadInput:
+                continue
+        return files
 
     def rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """(location, row) in file order; ClassLabel integers decoded to label strings."""
@@ -57,7 +88,7 @@ class MovSafeBenchTask(Task):
             for number, obj in iter_jsonl(self.data):
                 yield f"{self.data} line {number}", obj
             return
-        from eval_kit.parquet import label_decoders, open_parquet
+        from eval_kit.parquet import corrupt, iter_batches, label_decoders, open_parquet
 
         for file in self.data_files():
             pf = open_parquet(file)
@@ -67,8 +98,11 @@ class MovSafeBenchTask(Task):
             columns = [c for c in _COLUMNS if c in present]
             decoders = label_decoders(pf.schema_arrow)
             row_number = 0
-            for batch in pf.iter_batches(columns=columns, batch_size=256):
-                data = {c: batch.column(c).to_pylist() for c in columns}
+            for batch in iter_batches(pf, file, columns):
+                try:
+                    data = {c: batch.column(c).to_pylist() for c in columns}
+                except Exception as exc:  # a value pyarrow cannot turn into Python (a damaged page)
+                    raise corrupt(file, exc) from None
                 for c in columns:
                     if c in decoders:
                         data[c] = decoders[c](data[c])
@@ -87,7 +121,8 @@ class MovSafeBenchTask(Task):
         return min(total, limit) if limit is not None else total
 
     def samples(self, *, limit: int | None = None, text_only: bool = False) -> Iterator[Request]:
-        base = self.data.parent if self._is_jsonl() else None
+        # a path in an image cell is read relative to the JSON Lines file's folder, or to the dataset folder
+        base = self.data if self.data.is_dir() else self.data.parent
         for n, (where, row) in enumerate(self.rows()):
             if limit is not None and n >= limit:
                 return

@@ -28,6 +28,7 @@ from typing import Any
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_json, atomic_write_text
 from eval_kit.runners.backends.base import Backend, BackendError, Outcome, SampleFailure
+from eval_kit.runners.images import image_digest
 from eval_kit.runners.rawlog import RawLog, encode_record, is_failure, request_key, storable_text
 from eval_kit.runners.task import Message, Request, Task, generic_prediction_line, prompt_text
 
@@ -40,6 +41,58 @@ METADATA = "metadata.json"
 _QUEUE_AHEAD = 2
 # threads that prepare samples (decode or encode their images) ahead of need, off the request loop
 _PREPARE_WORKERS = max(2, min(8, os.cpu_count() or 2))
+# `--batch-size auto`: the first batch tried; halved on out-of-memory until a batch fits (a server backend, which
+# has no batches, fsyncs its log every _AUTO_SERVER_SYNC outcomes instead)
+AUTO_BATCH_START = 64
+_AUTO_SERVER_SYNC = 8
+
+
+@dataclass
+class BatchSize:
+    """The batch size of a run: fixed, or `auto` (the largest that fits, found on the first batch)."""
+
+    size: int
+    auto: bool = False
+    found: bool = False
+
+    @classmethod
+    def parse(cls, value: int | str) -> BatchSize:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return cls(AUTO_BATCH_START, auto=True)
+        try:
+            size = int(value)
+        except (TypeError, ValueError):
+            size = 0
+        if size < 1:
+            raise BadInput(f"batch size {value!r} is neither a whole number >= 1 nor auto", field="--batch-size",
+                           fix="pass e.g. --batch-size 16, or --batch-size auto (the largest batch that fits)")
+        return cls(size)
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether `exc` says the device ran out of memory: `torch.OutOfMemoryError` (CUDA and others), or a
+    RuntimeError accelerate's `should_reduce_batch_size` reads as out of memory."""
+    if type(exc).__name__ == "OutOfMemoryError":
+        return True
+    try:
+        from accelerate.utils.memory import should_reduce_batch_size
+    except ImportError:
+        return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
+    return bool(should_reduce_batch_size(exc))
+
+
+def _free_device_memory() -> None:
+    """Release what a failed batch left cached on the GPU (only when torch is in use and CUDA started), so its
+    halves find the memory free."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
+        return
+    import gc
+
+    gc.collect()
+    torch.cuda.empty_cache()
 
 
 @dataclass(frozen=True)
@@ -201,11 +254,11 @@ def _prefetched(backend: Backend, samples: Iterator[Request], ahead: int, stop: 
         pool.shutdown(wait=True)
 
 
-def _batches(samples: Iterator[Prepared], size: int, stop: threading.Event) -> Iterator[list[Prepared]]:
+def _batches(samples: Iterator[Prepared], size: BatchSize, stop: threading.Event) -> Iterator[list[Prepared]]:
     batch: list[Prepared] = []
     for s in samples:
         batch.append(s)
-        if len(batch) == size:
+        if len(batch) >= size.size:
             yield batch
             batch = []
             if stop.is_set():
@@ -251,9 +304,11 @@ def _describe(exc: BaseException) -> str:
 def _generate(backend: Backend, batch: list[Request]) -> list[Outcome]:
     """`backend.generate(batch)`, where an exception fails only the sample that causes it.
 
-    When a batch raises (a sample the processor cannot take, out of memory on one long prompt), its samples
-    are asked one at a time so the others still get answers; a lone sample that raises is a failure.
-    Bad input and `BackendError` concern the whole run and stop it.
+    A batch that runs out of device memory is split in halves, each asked again (and halved again if need
+    be), so a batch of 32 that does not fit runs as two of 16, not 32 of one. When a batch raises anything
+    else (a sample the processor cannot take), its samples are asked one at a time so the others still get
+    answers; a lone sample that raises is a failure. Bad input and `BackendError` concern the whole run and
+    stop it.
     """
     try:
         outcomes = list(backend.generate(batch))
@@ -262,6 +317,11 @@ def _generate(backend: Backend, batch: list[Request]) -> list[Outcome]:
     except Exception as exc:
         if len(batch) == 1:
             return [SampleFailure(_describe(exc))]
+        if is_out_of_memory(exc):
+            del exc  # its traceback holds the failed batch's tensors
+            _free_device_memory()
+            half = len(batch) // 2
+            return _generate(backend, batch[:half]) + _generate(backend, batch[half:])
         return [outcome for sample in batch for outcome in _generate(backend, [sample])]
     if len(outcomes) != len(batch):
         raise BackendError(f"backend returned {len(outcomes)} responses for {len(batch)} requests")
@@ -278,11 +338,50 @@ def _after_retry(outcome: Outcome) -> Outcome:
 Answered = tuple[Request, Outcome, str | None]
 
 
-def _in_batches(task: Task, backend: Backend, pending: Iterator[Prepared], batch_size: int,
+def _fit_batch(backend: Backend, batch: list[Request], size: BatchSize) -> list[Outcome]:
+    """`--batch-size auto` on the run's first batch: the largest head of it that fits, halving on out of memory
+    (accelerate's `find_executable_batch_size`), then the rest of the batch at that size; sets `size`."""
+    from accelerate.utils import find_executable_batch_size
+
+    tried = len(batch)
+
+    def halve() -> int:
+        nonlocal tried
+        tried //= 2
+        return tried
+
+    @find_executable_batch_size(starting_batch_size=len(batch), reduce_batch_size_fn=halve)
+    def head(batch_size: int) -> list[Outcome]:
+        outcomes = list(backend.generate(batch[:batch_size]))
+        if len(outcomes) != batch_size:
+            raise BackendError(f"backend returned {len(outcomes)} responses for {batch_size} requests")
+        return outcomes
+
+    try:
+        outcomes = head()
+    except (BadInput, BackendError):
+        raise
+    except Exception as exc:
+        if is_out_of_memory(exc) or tried == 0:  # not even one sample fits: each fails with the reason
+            tried = 1
+            outcomes = _generate(backend, batch[:1])
+        else:  # another error: no size learnt; the samples are asked one at a time as for a fixed size
+            tried = len(batch)
+            outcomes = [outcome for sample in batch for outcome in _generate(backend, [sample])]
+    size.size, size.found = max(1, tried), True
+    for start in range(len(outcomes), len(batch), size.size):
+        outcomes += _generate(backend, batch[start:start + size.size])
+    return outcomes
+
+
+def _in_batches(task: Task, backend: Backend, pending: Iterator[Prepared], batch_size: BatchSize,
                 stop: threading.Event) -> Iterator[Answered]:
     for prepared in _batches(pending, batch_size, stop):
         batch = [sample for sample, problem in prepared if problem is None]
-        outcomes = _generate(backend, batch) if batch else []
+        if batch and batch_size.auto and not batch_size.found:
+            outcomes = _fit_batch(backend, batch, batch_size)
+        else:
+            outcomes = _generate(backend, batch) if batch else []
         retries = [(i, task.repair(s, o)) for i, (s, o) in enumerate(zip(batch, outcomes, strict=True))
                    if isinstance(o, str)]
         retries = [(i, m) for i, m in retries if m is not None]
@@ -337,31 +436,43 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Prepared], wid
                 final, first = future.result()
                 yield sample, final, first
     finally:
-        if in_flight:  # leaving on an error or Ctrl-C: give up retries, do not wait for answers nobody logs
-            backend.stop()
-        pool.shutdown(wait=not in_flight, cancel_futures=True)
+        if in_flight:  # leaving on an error or Ctrl-C: cut the requests off, nobody would log their answers
+            backend.abort()
+        # every request thread has ended before the run (and its folder lock) does
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
-        text_only: bool = False, batch_size: int = 8, revision: str | None = None, progress: bool = True,
+        text_only: bool = False, batch_size: int | str = 8, revision: str | None = None, progress: bool = True,
         max_failures: FailureBudget | None = None, preset: dict[str, Any] | None = None) -> RunSummary:
     """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation answered.
 
-    `batch_size`: samples per `generate` call for batch backends; for every backend, the raw log is
-    fsync'd after that many outcomes (each is written and flushed at once). `max_failures`: stop asking
-    new samples once more samples than it allows have failed (default: never stop).
+    `batch_size`: samples per `generate` call for batch backends, or `"auto"`: the largest batch that fits,
+    from AUTO_BATCH_START halving on out-of-memory (recorded as `batch_size` in metadata.json); for every
+    backend, the raw log is fsync'd after that many outcomes (each is written and flushed at once).
+    `max_failures`: stop asking new samples once more samples than it allows have failed (default: never stop).
     """
     out = Path(out)
-    if batch_size < 1:
-        raise BadInput("batch size must be >= 1", field="--batch-size")
+    size = BatchSize.parse(batch_size)
+    if size.auto and backend.concurrency:
+        size = BatchSize(_AUTO_SERVER_SYNC)  # a server backend has no batches to fit
+    if size.auto:
+        import importlib.util
+
+        if importlib.util.find_spec("accelerate") is None:
+            raise BadInput("--batch-size auto needs accelerate", field="--batch-size",
+                           fix="pip install 'hazardkit[models]' (or pass a number)")
     identity = run_identity(task, backend, model, text_only, revision, preset)
     data = str(task.data.resolve()) if task.data is not None else None
     _check_run_file(out, identity, data, write=False)
+    total = task.count(limit=limit)
+    if total == 0:
+        raise BadInput("the dataset has no samples", path=task.data,
+                       fix="check --data and --config (an empty split gives an empty submission nobody can score)")
     backend.load()  # after the check (no minutes of loading for a refused folder), before run.json is written
     _check_run_file(out, identity, data)
-    log = RawLog(out / RAW_LOG, sync_every=batch_size)
+    log = RawLog(out / RAW_LOG, sync_every=size.size)
     settings = run_settings(task, backend)
-    total = task.count(limit=limit)
     seen: set[str] = set()
     generated = skipped = repaired = 0
     failures: list[dict[str, Any]] = []
@@ -381,7 +492,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
             s.index = index
             s.key = request_key(dataset_revision=task.dataset_revision, prompt=prompt_text(s.messages),
                                 n_images=len(s.images), model=model, backend=backend.name, settings=settings,
-                                variant=s.variant)
+                                variant=s.variant, image_digests=[image_digest(i) for i in s.images])
             if (s.id, s.key) in log.done:
                 skipped += 1
                 bar.advance(job)
@@ -396,8 +507,8 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
                 pending = _prefetched(backend, samples, backend.concurrency + _QUEUE_AHEAD, stop)
                 answered = _continuously(task, backend, pending, backend.concurrency, stop)
             else:
-                pending = _prefetched(backend, samples, 2 * batch_size, stop)
-                answered = _in_batches(task, backend, pending, batch_size, stop)
+                pending = _prefetched(backend, samples, 2 * size.size, stop)
+                answered = _in_batches(task, backend, pending, size, stop)
             for sample, outcome, first in answered:
                 if outcome is None:
                     continue  # given up while stopping: asked again next time
@@ -422,7 +533,9 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
         log.close()
         backend.close()
     elapsed = time.perf_counter() - started
-    write_submission(out, identity, task=task)
+    if not seen:
+        raise BadInput("the dataset has no samples", path=task.data, fix="check --data and --config")
+    write_submission(out, identity, task=task, facts=None if backend.concurrency else {"batch_size": size.size})
     return RunSummary(out=out, total=len(seen) if stopped is None else (total or len(seen)), generated=generated,
                       skipped=skipped, repaired=repaired, seconds=elapsed, torn_bytes=log.torn_bytes,
                       failed=len(failures), failures=failures, stopped=stopped)
@@ -445,6 +558,9 @@ def outcome_record(task: Task, sample: Request, outcome: str | SampleFailure, fi
         record.update(response=text, prediction=task.parse(text))
         if exact is not None:
             record["response_exact"] = exact
+        usage = sum_usage([getattr(outcome, "usage", None), getattr(first, "usage", None)])
+        if usage:
+            record["usage"] = usage  # tokens the server billed for this sample (its formatting retry included)
     if sample.variant is not None:
         record["variant"] = sample.variant
     if first is not None:
@@ -460,6 +576,16 @@ def outcome_record(task: Task, sample: Request, outcome: str | SampleFailure, fi
     return record
 
 
+def sum_usage(usages) -> dict[str, int]:
+    """Token counts (`usage` objects: prompt_tokens, completion_tokens, total_tokens) added up, field by field."""
+    total: dict[str, int] = {}
+    for usage in usages:
+        for name, value in (usage or {}).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                total[name] = total.get(name, 0) + value
+    return total
+
+
 def latest_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The last record of each id, in the dataset's sample order (`index`; log order for old logs)."""
     latest: dict[str, dict[str, Any]] = {}
@@ -470,19 +596,23 @@ def latest_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse=None,
-                     task: Task | None = None) -> tuple[Path, Path]:
+                     task: Task | None = None, facts: dict[str, Any] | None = None) -> tuple[Path, Path]:
     """predictions.jsonl (+ metadata.json) from the raw log: the last record of each id, in sample order.
 
     With `parse`, responses are parsed again (after a parser change), not taken from the log. With
     `task`, each line is the task's `prediction_line` (BD-HazardVLM adds the retry audit fields). A sample
     whose last outcome is a failure gets an empty response (scored wrong) and is listed in metadata.json's
-    `extra.failed_ids`.
+    `extra.failed_ids`. `usage`: the servers' token counts summed over the submission's answers (when the
+    backend reported any). `facts`: how the run ran that does not change answers (`batch_size`, the size
+    `--batch-size auto` chose); without them, those of an earlier metadata.json are kept.
     """
     from eval_kit.runners.rawlog import read_records
 
     lines = []
     failed: list[str] = []
+    usages = []
     for r in latest_records(read_records(out / RAW_LOG)):
+        usages.append(r.get("usage"))
         if is_failure(r):
             failed.append(r["id"])
             r = {k: v for k, v in r.items() if k not in ("error", "attempts", "first_response", "first_response_exact")}
@@ -509,11 +639,32 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
         meta["preset"] = identity["preset"]
     meta["num_predictions"] = len(lines)
     meta["hazardkit_version"] = __version__
+    usage = sum_usage(usages)
+    if usage:
+        meta["usage"] = {**usage, "samples": sum(1 for u in usages if u)}
+    metadata = out / METADATA
+    meta.update(_run_facts(metadata) if facts is None else facts)
     if failed:
         meta["extra"] = {"num_failed": len(failed), "failed_ids": failed}
-    metadata = out / METADATA
     atomic_write_json(metadata, meta)
     return predictions, metadata
+
+
+# metadata.json fields about how a run ran (not what shapes its answers), carried over when it is rewritten
+RUN_FACTS = ("batch_size",)
+
+
+def _run_facts(metadata: Path) -> dict[str, Any]:
+    """The run facts of an existing metadata.json (rescoring or resuming keeps them); {} when unreadable."""
+    if not metadata.is_file():
+        return {}
+    from eval_kit.strictjson import read_json
+
+    try:
+        previous = read_json(metadata)
+    except BadInput:
+        return {}
+    return {k: previous[k] for k in RUN_FACTS if isinstance(previous, dict) and k in previous}
 
 
 def failed_ids(out: Path) -> list[str]:

@@ -49,11 +49,14 @@ def _too_large(width: int, height: int) -> str | None:
     return None
 
 
-def open_image(value: Any, base: Path | None, where: str):
+def open_image(value: Any, base: Path | None, where: str, *, roots: list[Path] | None = None):
     """A lazily opened PIL image from a `datasets` Image cell ({bytes, path}), raw bytes or a file path.
 
     No cell, or a file that does not exist, is bad input (the dataset's layout is wrong: one line, exit 2);
-    content that cannot be read is an `UnreadableImage` (that sample fails, the others are asked)."""
+    content that cannot be read is an `UnreadableImage` (that sample fails, the others are asked). A path is
+    read relative to `base` and only inside `roots` (default: `base`), links resolved, with the check publish
+    applies (`eval_kit.safe_paths`): a cell naming `/etc/passwd` or `../../x` never sends that file to a model
+    server. With neither `base` nor `roots` a path cell is refused."""
     from PIL import Image, UnidentifiedImageError
 
     data: bytes | None = None
@@ -68,7 +71,13 @@ def open_image(value: Any, base: Path | None, where: str):
     if not data:
         if not path:
             raise BadInput(f"{where}: no image", field="image", fix="every row needs an image (or run --text-only)")
+        from eval_kit.safe_paths import resolve_inside
+
         file = Path(path) if base is None or Path(path).is_absolute() else base / path
+        if not file.exists() and not file.is_symlink():
+            raise BadInput(f"{where}: image file {str(file)!r} not found", field="image")
+        allowed = roots if roots is not None else [base] if base is not None else []
+        file = resolve_inside(file, allowed, where=where, field="image")
         if not file.is_file():
             raise BadInput(f"{where}: image file {str(file)!r} not found", field="image")
         size = file.stat().st_size
@@ -91,6 +100,22 @@ def open_image(value: Any, base: Path | None, where: str):
         return UnreadableImage(f"{where}: {problem}")
     setattr(image, _SOURCE, data)
     return image
+
+
+def image_digest(image) -> str | None:
+    """sha256 (16 hex) of the bytes an image was read from (or of its pixels, for a decoded image), so a
+    request key changes when an image's content does: a replaced image is asked again, never answered from
+    the log. None for an image that could not be read (its sample fails and is asked again anyway)."""
+    import hashlib
+
+    if isinstance(image, UnreadableImage):
+        return None
+    data = getattr(image, _SOURCE, None)
+    if data is None and hasattr(image, "tobytes"):
+        data = f"{image.mode} {image.size}".encode() + image.tobytes()
+    if data is None:
+        return None
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def source_bytes(image) -> bytes | None:

@@ -78,10 +78,17 @@ def _open_log(path: Path, flags: int) -> int:
 
 
 def request_key(*, dataset_revision: str, prompt: str, n_images: int, model: str, backend: str,
-                settings: dict[str, Any], variant: str | None = None) -> str:
-    """16 hex digits of sha256 over the request's identity (canonical JSON)."""
+                settings: dict[str, Any], variant: str | None = None,
+                image_digests: list[str | None] | None = None) -> str:
+    """16 hex digits of sha256 over the request's identity (canonical JSON).
+
+    `image_digests`: the content hashes of the sample's images (`images.image_digest`), so an answer is
+    resumed only for the very images it was given, whatever the dataset revision says (a `--dataset-revision`
+    tag, or BD-HazardVLM's annotations revision with an `--images` folder)."""
     identity = {"dataset_revision": dataset_revision, "prompt": prompt, "n_images": n_images, "model": model,
                 "backend": backend, "settings": settings, "variant": variant}
+    if image_digests:
+        identity["images"] = image_digests
     blob = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
@@ -187,7 +194,32 @@ def _record(raw: bytes, path: Path, number: int, *, last: bool) -> dict[str, Any
             return None
         raise BadInput(f"corrupt raw log line ({exc.detail})", path=path, line=number,
                        fix="restore the log or start a new --out folder") from None
+    problem = _field_problem(record)
+    if problem:  # a whole, well-formed line with wrong types is no torn tail: refused wherever it is
+        raise BadInput(f"corrupt raw log line ({problem})", path=path, line=number,
+                       fix="restore the log or start a new --out folder")
     return record
+
+
+# fields a raw-log record may carry and the JSON types each must have (what the harness writes)
+_TEXT_FIELDS = ("response", "response_exact", "first_response", "first_response_exact", "error", "variant")
+
+
+def _field_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with a record's field types (None when nothing): an edited or foreign log must be refused
+    in one line, not crash a resume or write a submission that fails validation."""
+    index = record.get("index")
+    if "index" in record and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+        return f"index must be a whole number >= 0, not {json.dumps(index)[:40]}"
+    for name in _TEXT_FIELDS:
+        if name in record and not isinstance(record[name], str) and not (name == "variant" and record[name] is None):
+            return f"{name} must be a string, not {type(record[name]).__name__}"
+    attempts = record.get("attempts")
+    if "attempts" in record and (not isinstance(attempts, int) or isinstance(attempts, bool)):
+        return f"attempts must be a whole number, not {type(attempts).__name__}"
+    if "usage" in record and not isinstance(record["usage"], dict):
+        return f"usage must be an object, not {type(record['usage']).__name__}"
+    return None
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

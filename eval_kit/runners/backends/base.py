@@ -25,8 +25,22 @@ class SampleFailure:
     attempts: int = 1
 
 
-# What a backend answers for one request: the raw text, a failure, or None when the run is stopping and the
-# request was given up unanswered (neither logged nor counted; the next run asks it again).
+class Answer(str):
+    """A model's text with what the server billed for it: `usage` is the chat-completions `usage` object
+    ({prompt_tokens, completion_tokens, total_tokens}) or None. It is a `str`, so every consumer of answers
+    works unchanged; the runner logs `usage` per sample and metadata.json sums it."""
+
+    usage: dict[str, int] | None
+
+    def __new__(cls, text: str, usage: dict[str, int] | None = None) -> Answer:
+        made = super().__new__(cls, text)
+        made.usage = usage
+        return made
+
+
+# What a backend answers for one request: the raw text (a `str`, or an `Answer` carrying token usage), a
+# failure, or None when the run is stopping and the request was given up unanswered (neither logged nor
+# counted; the next run asks it again).
 Outcome = str | SampleFailure | None
 
 
@@ -62,6 +76,11 @@ class Backend:
 
     def stop(self) -> None:
         """The run is stopping: give up waits and retries of requests in flight (return None for them)."""
+
+    def abort(self) -> None:
+        """The run is interrupted (Ctrl-C, an error): as `stop`, and end requests in flight at once rather than
+        wait for their answers (a server backend cuts its connections). Default: `stop`."""
+        self.stop()
 
     def close(self) -> None:
         """Release the model; called once when the run ends."""

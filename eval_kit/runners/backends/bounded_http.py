@@ -7,12 +7,14 @@ thread by `deadline()`), through an httpcore network backend that wraps the defa
 raw (undecoded) and decoded here, each layer (wire bytes, every Content-Encoding) bounded by `limit` bytes,
 so a 255 KB gzip body can never become 256 MiB in memory.
 
-Environment proxies (HTTP_PROXY, ...) are not used: the client connects directly to `--base-url`.
+`abort(client)` ends every request in flight at once (their sockets are shut down): Ctrl-C never waits for a
+slow server. Environment proxies (HTTP_PROXY, ...) are not used: the client connects directly to `--base-url`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 import zlib
@@ -56,8 +58,15 @@ def _network_classes():
     class DeadlineStream(httpcore.NetworkStream):
         """A socket stream whose every operation waits at most until the current request's deadline."""
 
-        def __init__(self, inner: Any) -> None:
-            self._inner = inner
+        def __init__(self, inner: Any, owner: Any = None) -> None:
+            self._inner, self._owner = inner, owner
+
+        def shutdown(self) -> None:
+            """Shut the socket down from another thread: a read blocked on it returns at once."""
+            sock = self._inner.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
             return self._inner.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
@@ -66,26 +75,62 @@ def _network_classes():
             self._inner.write(buffer, _left(timeout, httpcore.WriteTimeout))
 
         def close(self) -> None:
+            if self._owner is not None:
+                self._owner.forget(self)
             self._inner.close()
 
         def start_tls(self, ssl_context, server_hostname=None, timeout=None):
-            return DeadlineStream(self._inner.start_tls(ssl_context, server_hostname,
-                                                        _left(timeout, httpcore.ConnectTimeout)))
+            inner = self._inner.start_tls(ssl_context, server_hostname, _left(timeout, httpcore.ConnectTimeout))
+            if self._owner is None:
+                return DeadlineStream(inner)
+            self._owner.forget(self)
+            return self._owner._track(inner)
 
         def get_extra_info(self, info: str) -> Any:
             return self._inner.get_extra_info(info)
 
     class DeadlineBackend(httpcore.NetworkBackend):
+        """Connections whose every operation ends by the request's deadline, and that `abort` ends at once."""
+
         def __init__(self, inner: Any) -> None:
             self._inner = inner
+            self._live: set[DeadlineStream] = set()
+            self._lock = threading.Lock()
+            self.aborted = False
+
+        def _track(self, stream: Any) -> DeadlineStream:
+            wrapped = DeadlineStream(stream, self)
+            with self._lock:
+                self._live.add(wrapped)
+                aborted = self.aborted
+            if aborted:  # connected while the client was being aborted: end it like the others
+                wrapped.shutdown()
+                raise httpcore.ConnectError("the run is stopping")
+            return wrapped
+
+        def forget(self, stream: DeadlineStream) -> None:
+            with self._lock:
+                self._live.discard(stream)
+
+        def abort(self) -> None:
+            """End every request in flight now (their reads fail at once) and refuse new connections."""
+            with self._lock:
+                self.aborted = True
+                live = list(self._live)
+            for stream in live:
+                stream.shutdown()
 
         def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-            return DeadlineStream(self._inner.connect_tcp(host, port, _left(timeout, httpcore.ConnectTimeout),
-                                                          local_address, socket_options))
+            if self.aborted:
+                raise httpcore.ConnectError("the run is stopping")
+            return self._track(self._inner.connect_tcp(host, port, _left(timeout, httpcore.ConnectTimeout),
+                                                       local_address, socket_options))
 
         def connect_unix_socket(self, path, timeout=None, socket_options=None):
-            return DeadlineStream(self._inner.connect_unix_socket(path, _left(timeout, httpcore.ConnectTimeout),
-                                                                  socket_options))
+            if self.aborted:
+                raise httpcore.ConnectError("the run is stopping")
+            return self._track(self._inner.connect_unix_socket(path, _left(timeout, httpcore.ConnectTimeout),
+                                                               socket_options))
 
         def sleep(self, seconds: float) -> None:
             self._inner.sleep(seconds)
@@ -104,9 +149,20 @@ def client(*, timeout: float, connections: int, headers: dict[str, str] | None =
     if inner is None:  # httpx / httpcore changed their insides: refuse rather than run without the bound
         raise RuntimeError("this httpx/httpcore version hides its network backend; the request deadline cannot "
                            "be enforced (pin httpx<1 and httpcore<2)")
-    pool._network_backend = _network_classes()(inner)
-    return httpx.Client(transport=transport, timeout=httpx.Timeout(timeout), headers=headers,
+    network = _network_classes()(inner)
+    pool._network_backend = network
+    made = httpx.Client(transport=transport, timeout=httpx.Timeout(timeout), headers=headers,
                         trust_env=False, follow_redirects=False)
+    made._hazardkit_network = network  # for `abort`
+    return made
+
+
+def abort(client) -> None:
+    """End every request of `client` in flight now, from any thread (Ctrl-C, --max-failures): each blocked
+    read fails at once instead of waiting up to --timeout, and no new connection is made."""
+    network = getattr(client, "_hazardkit_network", None)
+    if network is not None:
+        network.abort()
 
 
 def _decoder(coding: str, limit: int):

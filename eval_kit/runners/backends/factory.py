@@ -19,9 +19,10 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
                  model_args: dict[str, Any] | None = None, gen_kwargs: dict[str, Any] | None = None,
                  retry_backoff: float = 0.5, image_format: str | None = None,
                  max_response_bytes: int | None = None, processor_args: dict[str, Any] | None = None,
-                 **extra: Any) -> Backend:
+                 retry_after_cap: float | None = None, **extra: Any) -> Backend:
     """The named backend. `gen_kwargs["max_new_tokens"]`, when given, wins over `max_new_tokens`.
-    `image_format` and `max_response_bytes` (None: the default) apply to the openai backend only."""
+    `image_format`, `max_response_bytes` and `retry_after_cap` (None: the default) apply to the openai backend
+    only."""
     model_args = check_model_args(name, dict(model_args or {}))
     gen_kwargs = check_gen_kwargs(dict(gen_kwargs or {}))
     max_new_tokens = int(gen_kwargs.get("max_new_tokens", max_new_tokens))
@@ -31,7 +32,8 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
     if device is not None and name != "transformers":
         raise BadInput(f"--device applies to the transformers backend, not {name}", field="--device",
                        fix="drop --device" + (" (vLLM: --model-args tensor_parallel_size=N)" if name == "vllm" else ""))
-    for option, value in (("--image-format", image_format), ("--max-response-bytes", max_response_bytes)):
+    for option, value in (("--image-format", image_format), ("--max-response-bytes", max_response_bytes),
+                          ("--retry-after-cap", retry_after_cap)):
         if value is not None and name != "openai":
             raise BadInput(f"{option} applies to the openai backend, not {name}", field=option, fix=f"drop {option}")
     if name == "baseline":
@@ -50,7 +52,8 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
                              max_retries=max_retries, timeout=timeout, max_new_tokens=max_new_tokens,
                              max_pixels=max_pixels, gen_kwargs=gen_kwargs, retry_backoff=retry_backoff,
                              **({"image_format": image_format} if image_format is not None else {}),
-                             **({"max_response_bytes": max_response_bytes} if max_response_bytes is not None else {}))
+                             **({"max_response_bytes": max_response_bytes} if max_response_bytes is not None else {}),
+                             **({"retry_after_cap": retry_after_cap} if retry_after_cap is not None else {}))
     if name == "transformers":
         from eval_kit.runners.backends.hf_transformers import TransformersBackend
 

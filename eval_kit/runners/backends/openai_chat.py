@@ -21,18 +21,33 @@ from __future__ import annotations
 import base64
 import io
 import json
+import math
 import os
 import random
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from eval_kit.errors import BadInput
-from eval_kit.runners.backends.base import Backend, Outcome, SampleFailure, excerpt, fill_images, limit_pixels
+from eval_kit.runners.backends.base import (
+    Answer,
+    Backend,
+    Outcome,
+    SampleFailure,
+    excerpt,
+    fill_images,
+    limit_pixels,
+)
 from eval_kit.runners.task import Request
 
 # the longest wait between two attempts, in seconds (exponential backoff from --retry-backoff up to this)
 MAX_BACKOFF = 8.0
+# the longest wait a server's Retry-After may ask for, in seconds (--retry-after-cap): a rate limit of a minute is
+# waited out; a longer one is waited for this long, then retried (the samples fail once the retries run out)
+DEFAULT_RETRY_AFTER_CAP = 60.0
+# the token counts of a chat-completions `usage` object that are recorded (per sample, summed in metadata.json)
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 RETRIED_STATUS = {408, 409, 429}
 IMAGE_FORMATS = ("auto", "png", "jpeg")
 JPEG_QUALITY = 95
@@ -73,8 +88,9 @@ def data_url(image, max_pixels: int | None, image_format: str = "png") -> str:
     return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
 
 
-def message_content(body: str | bytes) -> str:
-    """The assistant text of a chat-completions body, or MalformedResponse saying what is wrong with it."""
+def message_content(body: str | bytes) -> Answer:
+    """The assistant text of a chat-completions body (with its `usage`), or MalformedResponse saying what is
+    wrong with it."""
     try:
         obj = json.loads(body)
     except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past the stack, a 5,000-digit number
@@ -90,7 +106,41 @@ def message_content(body: str | bytes) -> str:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         raise MalformedResponse(f"no message content in the response: {excerpt(_text(body))}")
-    return content
+    return Answer(content, token_usage(obj.get("usage")))
+
+
+def token_usage(usage: Any) -> dict[str, int] | None:
+    """The token counts of a `usage` object (whole numbers >= 0 only), or None when the server sent none."""
+    if not isinstance(usage, dict):
+        return None
+    counts = {k: usage[k] for k in USAGE_FIELDS
+              if isinstance(usage.get(k), int) and not isinstance(usage[k], bool) and usage[k] >= 0}
+    return counts or None
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """The wait a `Retry-After` header asks for, in seconds: delay-seconds, or an HTTP-date (RFC 9110) taken
+    against `now` (a Unix time); None when absent or unreadable. A date in the past asks for no wait."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:  # RFC 9110 dates are GMT; a date without a zone is read as such
+            from datetime import UTC
+
+            when = when.replace(tzinfo=UTC)
+        seconds = when.timestamp() - now
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
 
 
 def _text(body: str | bytes) -> str:
@@ -112,7 +162,9 @@ class OpenAIBackend(Backend):
                  concurrency: int = 8, max_retries: int = 5, timeout: float = 120.0, max_new_tokens: int = 256,
                  max_pixels: int | None = None, gen_kwargs: dict[str, Any] | None = None,
                  retry_backoff: float = 0.5, image_format: str = "auto",
-                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+                 retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP,
+                 sleep: Callable[[float], Any] | None = None, clock: Callable[[], float] = time.time) -> None:
         from eval_kit.runners.backends import bounded_http
 
         if image_format not in IMAGE_FORMATS:
@@ -127,18 +179,28 @@ class OpenAIBackend(Backend):
         self.concurrency, self.max_retries, self.timeout = max(1, concurrency), max_retries, timeout
         self.max_new_tokens, self.max_pixels, self.retry_backoff = max_new_tokens, max_pixels, retry_backoff
         self.image_format, self.max_response_bytes = image_format, max_response_bytes
+        if not retry_after_cap >= 0:
+            raise BadInput(f"--retry-after-cap {retry_after_cap} is negative", field="--retry-after-cap",
+                           fix=f"use seconds >= 0 (default {DEFAULT_RETRY_AFTER_CAP:g})")
+        self.retry_after_cap = float(retry_after_cap)
         self.gen_kwargs = dict(gen_kwargs or {})
+        # the key is read from the environment only, kept here and in the client's header, and never written:
+        # not in settings (request keys, metadata.json), not in failure reasons (`_redact`)
         key = os.environ.get(api_key_env)
         if not key:
             if base_url is None:
                 raise BadInput(f"environment variable {api_key_env} is not set", field="--api-key-env",
                                fix=f"export {api_key_env}=... or point --base-url at a local server")
             key = "EMPTY"  # local servers usually ignore the key; send one as the OpenAI client does
+        self._secret = key if key != "EMPTY" else None
         self.client = bounded_http.client(
             timeout=timeout, connections=self.concurrency + 2,
             headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json",
                      "Accept": "application/json", "Accept-Encoding": "gzip, deflate"})
         self._stopping = threading.Event()
+        # waits between attempts; injectable (tests honour a 20 s Retry-After without sleeping 20 s)
+        self._sleep = sleep if sleep is not None else self._stopping.wait
+        self._clock = clock
 
     def settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = {"temperature": float(self.gen_kwargs.get("temperature", 0.0)),
@@ -168,11 +230,17 @@ class OpenAIBackend(Backend):
                 options[name] = self.gen_kwargs[name]
         return options
 
-    def _wait(self, attempt: int, retry_after: str | None) -> None:
+    def retry_delay(self, attempt: int, retry_after: str | None) -> float:
+        """Seconds before attempt `attempt + 1`: exponential backoff with jitter, or the server's `Retry-After`
+        (seconds or an HTTP-date) when it asks for longer, at most `--retry-after-cap`."""
         delay = min(self.retry_backoff * 2 ** (attempt - 1), MAX_BACKOFF) * random.uniform(0.75, 1.0)
-        if retry_after and retry_after.replace(".", "", 1).isdigit():  # Retry-After in seconds (429, 503)
-            delay = max(delay, min(float(retry_after), MAX_BACKOFF))
-        self._stopping.wait(delay)
+        asked = retry_after_seconds(retry_after, self._clock())
+        if asked is not None:
+            delay = max(delay, min(asked, self.retry_after_cap))
+        return delay
+
+    def _wait(self, attempt: int, retry_after: str | None) -> None:
+        self._sleep(self.retry_delay(attempt, retry_after))
 
     def _attempt(self, payload: bytes) -> str:
         """One request, bounded in time as a whole and in bytes; the assistant text or an exception."""
@@ -205,11 +273,11 @@ class OpenAIBackend(Backend):
                 return self._attempt(payload)
             except _HTTPStatus as exc:
                 if exc.status in (401, 403):
-                    raise BadInput(f"the server refused the API key ({exc.status}: {exc.message})",
+                    raise BadInput(self._redact(f"the server refused the API key ({exc.status}: {exc.message})"),
                                    field="--api-key-env", fix=f"check {self.api_key_env}") from None
                 if exc.status == 404:
-                    raise BadInput(f"the server at {self.base_url} has no model {self.model!r} "
-                                   f"(404: {exc.message})", field="--model",
+                    raise BadInput(self._redact(f"the server at {self.base_url} has no model {self.model!r} "
+                                                f"(404: {exc.message})"), field="--model",
                                    fix="pass a model the server serves (GET /v1/models lists them) and check "
                                        "--base-url") from None
                 problem = f"HTTP {exc.status}: {excerpt(exc.message)}"
@@ -227,15 +295,28 @@ class OpenAIBackend(Backend):
                 problem = f"malformed response: {exc}"
             except Exception as exc:  # zlib errors in a corrupt gzip body and the like
                 problem = f"unreadable response ({type(exc).__name__}: {excerpt(str(exc))})"
+            if self._stopping.is_set():
+                return None  # stopped or aborted: given up unanswered, asked again by the next run
             if attempt <= self.max_retries:
                 self._wait(attempt, retry_after)
-        return SampleFailure(f"{problem} (after {attempts} attempt{'s' if attempts != 1 else ''})", attempts)
+        return SampleFailure(self._redact(f"{problem} (after {attempts} attempt{'s' if attempts != 1 else ''})"),
+                             attempts)
+
+    def _redact(self, text: str) -> str:
+        """`text` without the API key (a server may echo it in an error body): no key reaches a run folder."""
+        return text.replace(self._secret, "[API key]") if self._secret else text
 
     def generate(self, samples: Sequence[Request]) -> list[Outcome]:
         return [self._one(s) for s in samples]
 
     def stop(self) -> None:
+        """No more attempts: waits between attempts end; requests in flight still get their answers."""
         self._stopping.set()
+
+    def abort(self) -> None:
+        """Give up at once (Ctrl-C): as `stop`, and requests in flight are cut off, not waited for."""
+        self._stopping.set()
+        self._http.abort(self.client)
 
     def close(self) -> None:
         self.client.close()
