@@ -422,7 +422,7 @@ def idefics3(folder: Path) -> TinyCheckpoint:
 
 
 def smolvlm(folder: Path) -> TinyCheckpoint:
-    """SmolVLM (Idefics3's successor); its processor needs the `num2words` package, so it is not in FAMILIES."""
+    """SmolVLM (Idefics3's successor); its processor needs the `num2words` package (the models extra)."""
     return _idefics3_like(folder, "smolvlm")
 
 
@@ -466,7 +466,45 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "gemma3": gemma3,
     "idefics3": idefics3,
     "llava_onevision": llava_onevision,
+    "smolvlm": smolvlm,  # its processor needs num2words (in the models and dev extras)
 }
+
+
+# Qwen3's own template reads `message.content` as a string (a text LLM's template): no image parts
+QWEN3_TEXT = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def qwen3_text(folder: Path) -> TinyCheckpoint:
+    """A text-only causal LM (`Qwen3ForCausalLM`, the SafeRel paper's Qwen3-8B/32B class) with Qwen3's chat
+    template shape: what `eval saferelbench --backend transformers` runs and image benchmarks refuse."""
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    tok = byte_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>"], eos="<|im_end|>", pad="<|endoftext|>",
+                         template=QWEN3_TEXT)
+    ids = _ids(tok, "<|im_end|>", "<|endoftext|>")
+    config = Qwen3Config(**_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<|endoftext|>"],
+                                 eos_token_id=ids["<|im_end|>"]))
+    torch.manual_seed(0)
+    model = Qwen3ForCausalLM(config).eval()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<|im_end|>"], ids["<|endoftext|>"]
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return TinyCheckpoint("qwen3_text", folder, type(model).__name__, "", has_template=True)
+
+
+def config_only(model_type: str, folder: Path) -> Path:
+    """A folder with only the family's default config.json: enough for a refusal that happens before any
+    processor or weight loads (what `eval` must do for a family that cannot run)."""
+    from transformers import AutoConfig
+
+    folder.mkdir(parents=True, exist_ok=True)
+    AutoConfig.for_model(model_type).save_pretrained(folder)
+    return folder
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
