@@ -163,9 +163,9 @@ class TransformersBackend(Backend):
             batch = self.processor.apply_chat_template(
                 conversations, tokenize=True, add_generation_prompt=True, return_dict=True, return_tensors="pt",
                 processor_kwargs={"padding": True, **self.call_args})
-        except (ValueError, TypeError):
-            if any(s.images for s in samples):
-                raise
+        except (ValueError, TypeError) as exc:
+            if any(s.images for s in samples):  # the family's name with the processor's own reason
+                raise NoImageInputs(f"{self.family}: {' '.join(str(exc).split())[:160]}") from None
             # a text-only batch to a processor that insists on images (PaliGemma): the tokenizer, same template
             batch = tokenizer_inputs(self.tokenizer, [text_messages(s.messages) for s in samples],
                                      getattr(self.processor, "chat_template", None))
@@ -235,7 +235,7 @@ def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any,
     with_images = [i for i, s in enumerate(samples) if s.images]
     if not with_images:
         return
-    has_pixels = any("pixel" in key for key in batch.keys())
+    has_pixels = any("pixel" in key for key in batch)
     token_id = _image_token_id(processor)
     blind = []
     for i in with_images:
