@@ -158,10 +158,10 @@ def test_inputs_without_image_tokens_or_pixels_are_refused():
                Request(id="b", messages=[user_message("q", 0)])]
     ok = {"input_ids": torch.tensor([[1, 7, 2], [1, 2, 3]]), "pixel_values": torch.zeros(1)}
     check_images_reached(ok, samples, Processor(), "Gemma 3")
-    with pytest.raises(NoImageInputs, match="^Gemma 3: .*no image tokens"):
+    with pytest.raises(NoImageInputs, match=r"^Gemma 3: .*no image tokens"):
         check_images_reached({**ok, "input_ids": torch.tensor([[1, 2, 2], [1, 7, 3]])}, samples, Processor(),
                              "Gemma 3")
-    with pytest.raises(NoImageInputs, match="^LLaVA: .*no pixels"):
+    with pytest.raises(NoImageInputs, match=r"^LLaVA: .*no pixels"):
         check_images_reached({"input_ids": ok["input_ids"]}, samples, Processor(), "LLaVA")
 
 
