@@ -204,3 +204,22 @@ def test_docs_page_is_generated_from_the_table():
     assert page == family_docs.render(), "regenerate: python -m eval_kit.runners.family_docs > docs/model-families.md"
     for model_type, family in families.FAMILIES.items():
         assert f"`{model_type}`" in page and family.title in page
+
+
+def test_saferel_paper_agents_are_presets_with_their_source():
+    from eval_kit.runners import presets
+
+    agents = [p for p in presets.PRESETS if p.benchmark == "saferelbench"]
+    assert [p.paper_model for p in agents] == ["Qwen2.5-32B", "Qwen2.5-72B", "Qwen3-8B", "Qwen3-32B", "GPT-5.4",
+                                               "Gemini-3.1-pro", "Claude-sonnet-4-6"]
+    listing = presets.listing()
+    for p in agents:
+        assert p.name in listing and p.source == presets.SAFEREL_PAPER
+    assert "source: " + presets.SAFEREL_PAPER in listing
+    assert "base-url https://api.anthropic.com/v1/  api-key-env ANTHROPIC_API_KEY" in listing
+    claude = presets.get("saferel-claude-sonnet-4-6", "saferelbench")
+    resolved, notes = presets.resolve(claude, {"base_url": None, "api_key_env": "OPENAI_API_KEY"}, set())
+    assert (resolved["backend"], resolved["base_url"], resolved["api_key_env"]) == (
+        "openai", "https://api.anthropic.com/v1/", "ANTHROPIC_API_KEY") and not notes
+    qwen = presets.get("saferel-qwen3-8b", "saferelbench")
+    assert qwen.options()["backend"] == "transformers" and "base_url" not in qwen.options()
