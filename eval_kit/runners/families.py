@@ -60,11 +60,12 @@ FAMILIES: dict[str, Family] = {
     "gemma3": Family("Gemma 3"),
     "idefics3": Family("Idefics3"),
     "smolvlm": Family("SmolVLM", needs=("num2words",), note="num2words is in the models extra"),
+    "mistral3": Family("Mistral 3 (Mistral-Small-3.1)", note="Pixtral's processor with its PIL image processor"),
+    "llava": Family("LLaVA-1.5 (and the Pixtral -hf checkpoints)"),
+    "qwen3_vl": Family("Qwen3-VL"),
     # -- run in issue 36's survey (tiny checkpoints of the real classes, all three benchmarks); no tiny
     #    checkpoint of them in this repository's tests yet ------------------------------------------------
-    "qwen3_vl": Family("Qwen3-VL", note=SURVEYED),
     "qwen3_5": Family("Qwen3.5", note=SURVEYED),
-    "llava": Family("LLaVA-1.5 (and Pixtral's -hf checkpoints' config class)", note=SURVEYED),
     "mllama": Family("Llama-3.2-Vision", note=SURVEYED),
     "aya_vision": Family("Aya Vision", note=SURVEYED),
     "idefics2": Family("Idefics2", note=SURVEYED),
@@ -82,7 +83,6 @@ FAMILIES: dict[str, Family] = {
     # -- refused before loading, one line each ----------------------------------------------------------
     "qwen2_5_omni": Family("Qwen2.5-Omni", refused=OMNI, fix=OMNI_FIX),
     "qwen3_omni_moe": Family("Qwen3-Omni", refused=OMNI, fix=OMNI_FIX),
-    "mistral3": Family("Mistral 3 (Mistral-Small-3.1)", refused=TORCHVISION + " (Pixtral's)", fix=TV_FIX),
     "llama4": Family("Llama 4", refused=TORCHVISION, fix=TV_FIX),
     "cohere2_vision": Family("Cohere2 Vision (Command A Vision)", refused=TORCHVISION, fix=TV_FIX),
     "lfm2_vl": Family("LFM2-VL", refused=TORCHVISION, fix=TV_FIX),

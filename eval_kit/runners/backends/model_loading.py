@@ -4,7 +4,8 @@
   and `AutoModelForCausalLM` (Phi-4-multimodal's `Phi4MultimodalForCausalLM` is registered only there). The
   class is chosen from the config, so a text-only model is refused in one line before any weight loads.
 - The processor comes from `AutoProcessor`; where that fails for want of torchvision (the video processor)
-  the image-only processor of the same class is built (`eval_kit.runners.image_only`, the Qwen-VL one).
+  the image-only processor of the same class is built (`eval_kit.runners.image_only`, the Qwen-VL one;
+  Pixtral's and Mistral 3's from `eval_kit.runners.pixtral_processor`).
 - A text-only causal LM (in `AutoModelForCausalLM`'s mapping, with no vision config) loads with its tokenizer
   for benchmarks whose prompts carry no images (`is_text_llm`, `load_tokenizer`).
 - `trust_remote_code=False` is passed to every `from_pretrained`, so transformers never asks on a terminal
@@ -93,6 +94,10 @@ def load_processor(model: str, revision: str | None, kwargs: dict[str, Any]) -> 
         return processor
     trust = {k: v for k, v in kwargs.items() if k == "trust_remote_code"}
     try:
+        from eval_kit.runners import pixtral_processor
+
+        if pixtral_processor.is_pixtral(model, revision):  # Pixtral / Mistral 3: PIL image processor
+            return pixtral_processor.load(model, revision, **trust)
         fallback = image_only.load(model, revision, **trust)
         if fallback is not None:
             return fallback
