@@ -223,3 +223,32 @@ def test_saferel_paper_agents_are_presets_with_their_source():
         "openai", "https://api.anthropic.com/v1/", "ANTHROPIC_API_KEY") and not notes
     qwen = presets.get("saferel-qwen3-8b", "saferelbench")
     assert qwen.options()["backend"] == "transformers" and "base_url" not in qwen.options()
+
+
+def test_remote_code_runs_only_when_asked(movsafe_data, tmp_path, monkeypatch):
+    import transformers.dynamic_module_utils as dynamic
+
+    from eval_kit.testing.tiny_families import remote_code
+
+    monkeypatch.setattr(dynamic, "HF_MODULES_CACHE", str(tmp_path / "modules"))  # its code is copied there
+    checkpoint = remote_code(tmp_path / "remote")
+    code, output = run("movsafebench", "--model", checkpoint.folder, "--data", movsafe_data, "--out", tmp_path / "a")
+    assert code == 2 and output.count("\n") == 1 and "needs its own code" in output, output
+    assert "trust_remote_code=true" in output
+    import transformers
+
+    loaded = []
+    real = transformers.AutoModelForImageTextToText.from_pretrained.__func__
+
+    def spy(cls, *args, **kwargs):
+        model = real(cls, *args, **kwargs)
+        loaded.append((type(model).__name__, kwargs.get("trust_remote_code")))
+        return model
+
+    monkeypatch.setattr(transformers.AutoModelForImageTextToText, "from_pretrained", classmethod(spy))
+    out = tmp_path / "b"
+    code, output = run("movsafebench", "--model", checkpoint.folder, "--data", movsafe_data, "--out", out,
+                       "--model-args", "trust_remote_code=true")
+    assert code == 0, output
+    assert loaded == [("TinyRemoteForConditionalGeneration", True)]
+    assert json.loads((out / "raw.jsonl").read_text().splitlines()[0])["response"] is not None

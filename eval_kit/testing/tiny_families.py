@@ -583,3 +583,34 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
     return FAMILIES[family](Path(folder))
+
+
+REMOTE_CONFIG = '''from transformers import LlavaConfig
+
+
+class TinyRemoteConfig(LlavaConfig):
+    model_type = "tiny_remote_llava"
+'''
+REMOTE_MODEL = '''from transformers import LlavaForConditionalGeneration
+
+from .configuration_tiny_remote import TinyRemoteConfig
+
+
+class TinyRemoteForConditionalGeneration(LlavaForConditionalGeneration):
+    config_class = TinyRemoteConfig
+'''
+
+
+def remote_code(folder: Path) -> TinyCheckpoint:
+    """A checkpoint with its own code (config.json's `auto_map`: a LLaVA-1.5 subclass in the folder), as the
+    original InternVL / MiniCPM-V / Phi-4 releases ship: runs only with `--model-args trust_remote_code=true`."""
+    checkpoint = llava(folder)
+    (folder / "configuration_tiny_remote.py").write_text(REMOTE_CONFIG)
+    (folder / "modeling_tiny_remote.py").write_text(REMOTE_MODEL)
+    config_file = folder / "config.json"
+    config = json.loads(config_file.read_text())
+    config.update(model_type="tiny_remote_llava", architectures=["TinyRemoteForConditionalGeneration"],
+                  auto_map={"AutoConfig": "configuration_tiny_remote.TinyRemoteConfig",
+                            "AutoModelForImageTextToText": "modeling_tiny_remote.TinyRemoteForConditionalGeneration"})
+    config_file.write_text(json.dumps(config, indent=2))
+    return TinyCheckpoint("remote_code", folder, "TinyRemoteForConditionalGeneration", checkpoint.image_token)
