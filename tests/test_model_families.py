@@ -29,7 +29,8 @@ TEMPLATE_MARK = {"qwen2_5_vl": "<|im_start|>assistant\n", "qwen2_vl": "<|im_star
                  "qwen3_vl_moe": "<|im_start|>assistant\n", "internvl": "<|im_start|>assistant\n",
                  "minicpm_v": "<|im_start|>assistant\n", "llava_next": "ASSISTANT:", "phi4_multimodal": "<|assistant|>",
                  "paligemma": "answer en ", "gemma3": "<start_of_turn>model\n", "idefics3": "Assistant:",
-                 "llava_onevision": "<|im_start|>assistant\n"}
+                 "llava_onevision": "<|im_start|>assistant\n", "smolvlm": "Assistant:",
+                 "mistral3": "[/INST]", "llava": "ASSISTANT:", "qwen3_vl": "<|im_start|>assistant\n"}
 AUTO_CLASS = {"phi4_multimodal": "AutoModelForMultimodalLM"}  # not AutoModelForImageTextToText
 
 

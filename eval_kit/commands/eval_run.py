@@ -126,8 +126,10 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
         values={"model": model, "backend": backend, "max_new_tokens": max_new_tokens, "retry": retry,
                 "model_args": parse_pairs(model_args, "--model-args"),
                 "processor_args": parse_pairs(processor_args, "--processor-args"),
-                "gen_kwargs": parse_pairs(gen_kwargs, "--gen-kwargs")})
+                "gen_kwargs": parse_pairs(gen_kwargs, "--gen-kwargs"), "base_url": base_url,
+                "api_key_env": api_key_env})
     model, backend, max_new_tokens = options["model"], options["backend"], options["max_new_tokens"]
+    base_url, api_key_env = options["base_url"], options["api_key_env"]  # a SafeRel API preset sets both
     parsed_model_args, parsed_gen_kwargs = options["model_args"], options["gen_kwargs"]
     assert benchmark is not None and out is not None  # checked by resolve_run_options
     budget = harness.FailureBudget.parse(max_failures)

@@ -25,6 +25,13 @@ def _no_video_class() -> type:
             for key, value in kwargs.items():
                 setattr(self, key, value)
 
+        def __getattr__(self, name: str) -> Any:
+            # a video setting the checkpoint does not state (SmolVLM's apply_chat_template reads num_frames
+            # even for images): unset, as the processor's own default would be for a call without videos
+            if name.startswith("_"):
+                raise AttributeError(name)
+            return None
+
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             raise ValueError("this processor was built without torchvision and takes no videos")
 

@@ -13,6 +13,11 @@ What the papers state and what is ours:
 - MovSafeBench (section 4.2.1): seven models, no decoding, precision or resolution settings stated; the
   presets use the model's own processor defaults, bfloat16, `device_map=auto` (the paper ran each
   evaluation on 4 H100s), greedy decoding and 256 new tokens (our documented defaults), and its model sizes.
+- SafeRelBench (its summary: seven agents, three prompt variants): only the model names are stated. The
+  open text LLMs run as their Instruct / chat checkpoints through transformers (`--backend vllm` works the
+  same); the API models through the OpenAI-compatible backend at each provider's OpenAI-compatible endpoint,
+  the key read from the provider's usual environment variable. Greedy, 1,024 new tokens (a plan is tens of
+  steps), bfloat16 and `device_map=auto`: ours.
 
 Bump a preset's `version` whenever one of its settings changes: the version is recorded with every run.
 """
@@ -27,6 +32,7 @@ from eval_kit.errors import BadInput
 
 BD_PAPER = "BD-HazardVLM paper, section 4 and Table 3"
 MOVSAFE_PAPER = "MovSafeBench paper, section 4.2.1 (model list and hardware only)"
+SAFEREL_PAPER = "SafeRelBench paper (seeds/saferelbench-summary.txt: the seven agents; model names only)"
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,8 @@ class Preset:
     max_new_tokens: int = 256
     retry: str | None = None  # BD-HazardVLM only
     note: str = ""
+    base_url: str | None = None  # the openai backend: the provider's OpenAI-compatible endpoint
+    api_key_env: str | None = None  # ... and the environment variable holding its key (never the key itself)
 
     def options(self) -> dict[str, Any]:
         """The CLI options this preset sets (option name -> value), as the eval command reads them."""
@@ -55,6 +63,9 @@ class Preset:
                                    "processor_args": dict(self.processor_args), "gen_kwargs": dict(self.gen_kwargs)}
         if self.retry is not None:
             options["retry"] = self.retry
+        for name in ("base_url", "api_key_env"):
+            if getattr(self, name) is not None:
+                options[name] = getattr(self, name)
         return options
 
     def record(self) -> dict[str, Any]:
@@ -107,6 +118,29 @@ PRESETS: tuple[Preset, ...] = (
           ("qwen2.5-vl-7b", "Qwen2.5-VL 7B", "Qwen/Qwen2.5-VL-7B-Instruct"),
           ("qwen2.5-vl-32b", "Qwen2.5-VL 32B", "Qwen/Qwen2.5-VL-32B-Instruct"),
       )),
+    *(Preset(name=f"saferel-{slug}", version="1", benchmark="saferelbench", paper_model=row, model=model,
+             source=SAFEREL_PAPER, stated=("model",), model_args=dict(_BF16_SPREAD), gen_kwargs=dict(_GREEDY),
+             max_new_tokens=1024, note="a text LLM (no images: SafeRelBench prompts are text); the paper states no "
+                                       "inference settings: bfloat16, device_map=auto, greedy; --backend vllm "
+                                       "runs it the same way")
+      for slug, row, model in (
+          ("qwen2.5-32b", "Qwen2.5-32B", "Qwen/Qwen2.5-32B-Instruct"),
+          ("qwen2.5-72b", "Qwen2.5-72B", "Qwen/Qwen2.5-72B-Instruct"),
+          ("qwen3-8b", "Qwen3-8B", "Qwen/Qwen3-8B"),
+          ("qwen3-32b", "Qwen3-32B", "Qwen/Qwen3-32B"),
+      )),
+    *(Preset(name=f"saferel-{slug}", version="1", benchmark="saferelbench", paper_model=row, model=model,
+             source=SAFEREL_PAPER, stated=("model",), backend="openai", base_url=url, api_key_env=key,
+             gen_kwargs=dict(_GREEDY), max_new_tokens=1024,
+             note=f"through {provider}'s OpenAI-compatible endpoint; export {key}; the paper states no "
+                  "decoding settings: greedy (a reasoning model may reject temperature: override with --gen-kwargs)")
+      for slug, row, model, provider, url, key in (
+          ("gpt-5.4", "GPT-5.4", "gpt-5.4", "OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+          ("gemini-3.1-pro", "Gemini-3.1-pro", "gemini-3.1-pro", "Google",
+           "https://generativelanguage.googleapis.com/v1beta/openai/", "GEMINI_API_KEY"),
+          ("claude-sonnet-4-6", "Claude-sonnet-4-6", "claude-sonnet-4-6", "Anthropic",
+           "https://api.anthropic.com/v1/", "ANTHROPIC_API_KEY"),
+      )),
 )
 
 
@@ -140,7 +174,8 @@ def listing() -> str:
     for p in PRESETS:
         lines.append(f"{p.name} (v{p.version})  {p.benchmark}: {p.paper_model}")
         lines.append(f"  model {p.model}  backend {p.backend}  max_new_tokens {p.max_new_tokens}"
-                     + (f"  retry {p.retry}" if p.retry else ""))
+                     + (f"  retry {p.retry}" if p.retry else "")
+                     + (f"  base-url {p.base_url}  api-key-env {p.api_key_env}" if p.base_url else ""))
         lines.append(f"  model-args {describe(p.model_args)}  processor-args {describe(p.processor_args)}"
                      f"  gen-kwargs {describe(p.gen_kwargs)}")
         stated = ", ".join(p.stated) if p.stated else "none (documented defaults)"

@@ -422,7 +422,7 @@ def idefics3(folder: Path) -> TinyCheckpoint:
 
 
 def smolvlm(folder: Path) -> TinyCheckpoint:
-    """SmolVLM (Idefics3's successor); its processor needs the `num2words` package, so it is not in FAMILIES."""
+    """SmolVLM (Idefics3's successor); its processor needs the `num2words` package (the models extra)."""
     return _idefics3_like(folder, "smolvlm")
 
 
@@ -454,6 +454,114 @@ def llava_onevision(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("llava_onevision", folder, type(model).__name__, "<image>")
 
 
+MISTRAL = (  # Mistral-Small-3.1 / Pixtral: [INST]<image parts>text[/INST]
+    "{{ bos_token }}{% for m in messages %}{% if m['role'] == 'user' %}[INST]{% if m['content'] is string %}"
+    "{{ m['content'] }}{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}[IMG]{% else %}"
+    "{{ c['text'] }}{% endif %}{% endfor %}{% endif %}[/INST]{% else %}{% if m['content'] is string %}"
+    "{{ m['content'] }}{% else %}{% for c in m['content'] %}{{ c['text'] }}{% endfor %}{% endif %}</s>"
+    "{% endif %}{% endfor %}"
+)
+
+
+def mistral3(folder: Path) -> TinyCheckpoint:
+    """Mistral 3 (Mistral-Small-3.1): a Pixtral vision tower (14-px patches, 2x2 merge), Mistral text; Pixtral's
+    processor with its PIL image processor (longest edge 56 px here)."""
+    import torch
+    from transformers import Mistral3Config, Mistral3ForConditionalGeneration
+    from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
+
+    from eval_kit.runners.pixtral_processor import processor_class
+
+    tok = byte_tokenizer(["[INST]", "[/INST]", "[IMG]", "[IMG_BREAK]", "[IMG_END]", "<s>", "</s>", "<pad>"],
+                         eos="</s>", pad="<pad>", bos="<s>", template=MISTRAL)
+    ids = _ids(tok, "[IMG]", "</s>", "<pad>", "<s>")
+    config = Mistral3Config(
+        vision_config={"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                       "num_attention_heads": 2, "head_dim": 16, "image_size": 56, "patch_size": 14},
+        text_config={"model_type": "mistral", **_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<pad>"],
+                                                      bos_token_id=ids["<s>"], eos_token_id=ids["</s>"])},
+        image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
+    torch.manual_seed(0)
+    model = Mistral3ForConditionalGeneration(config).eval()
+    image_processor = PixtralImageProcessorPil(size={"longest_edge": 56}, patch_size={"height": 14, "width": 14})
+    processor = processor_class()(image_processor=image_processor, tokenizer=tok, patch_size=14, spatial_merge_size=2,
+                                 image_token="[IMG]", image_break_token="[IMG_BREAK]", image_end_token="[IMG_END]",
+                                 chat_template=MISTRAL)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("mistral3", folder, type(model).__name__, "[IMG]")
+
+
+def llava(folder: Path) -> TinyCheckpoint:
+    """LLaVA-1.5: CLIP vision tower (28-px images here), Llama text, a fixed number of image tokens."""
+    import torch
+    from transformers import LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
+    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>", template=VICUNA)
+    ids = _ids(tok, "<image>", "</s>", "<unk>")
+    config = LlavaConfig(
+        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14,
+                       "projection_dim": 32},
+        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        image_token_index=ids["<image>"], vision_feature_layer=-1, image_seq_length=4)
+    torch.manual_seed(0)
+    model = LlavaForConditionalGeneration(config).eval()
+    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
+    processor = LlavaProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14,
+                               vision_feature_select_strategy="default", chat_template=VICUNA,
+                               num_additional_image_tokens=1)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("llava", folder, type(model).__name__, "<image>")
+
+
+def qwen3_vl(folder: Path) -> TinyCheckpoint:
+    return _qwen_vl(folder, "qwen3_vl")
+
+
+# Qwen3's own template reads `message.content` as a string (a text LLM's template): no image parts
+QWEN3_TEXT = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def qwen3_text(folder: Path) -> TinyCheckpoint:
+    """A text-only causal LM (`Qwen3ForCausalLM`, the SafeRel paper's Qwen3-8B/32B class) with Qwen3's chat
+    template shape: what `eval saferelbench --backend transformers` runs and image benchmarks refuse."""
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    tok = byte_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>"], eos="<|im_end|>", pad="<|endoftext|>",
+                         template=QWEN3_TEXT)
+    ids = _ids(tok, "<|im_end|>", "<|endoftext|>")
+    config = Qwen3Config(**_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<|endoftext|>"],
+                                 eos_token_id=ids["<|im_end|>"]))
+    torch.manual_seed(0)
+    model = Qwen3ForCausalLM(config).eval()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<|im_end|>"], ids["<|endoftext|>"]
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return TinyCheckpoint("qwen3_text", folder, type(model).__name__, "", has_template=True)
+
+
+def config_only(model_type: str, folder: Path) -> Path:
+    """A folder with only the family's default config.json: enough for a refusal that happens before any
+    processor or weight loads (what `eval` must do for a family that cannot run)."""
+    from transformers import AutoConfig
+
+    folder.mkdir(parents=True, exist_ok=True)
+    AutoConfig.for_model(model_type).save_pretrained(folder)
+    return folder
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "qwen2_5_vl": qwen2_5_vl,
     "qwen2_vl": qwen2_vl,
@@ -466,8 +574,43 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "gemma3": gemma3,
     "idefics3": idefics3,
     "llava_onevision": llava_onevision,
+    "smolvlm": smolvlm,  # its processor needs num2words (in the models and dev extras)
+    "mistral3": mistral3,
+    "llava": llava,
+    "qwen3_vl": qwen3_vl,
 }
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
     return FAMILIES[family](Path(folder))
+
+
+REMOTE_CONFIG = '''from transformers import LlavaConfig
+
+
+class TinyRemoteConfig(LlavaConfig):
+    model_type = "tiny_remote_llava"
+'''
+REMOTE_MODEL = '''from transformers import LlavaForConditionalGeneration
+
+from .configuration_tiny_remote import TinyRemoteConfig
+
+
+class TinyRemoteForConditionalGeneration(LlavaForConditionalGeneration):
+    config_class = TinyRemoteConfig
+'''
+
+
+def remote_code(folder: Path) -> TinyCheckpoint:
+    """A checkpoint with its own code (config.json's `auto_map`: a LLaVA-1.5 subclass in the folder), as the
+    original InternVL / MiniCPM-V / Phi-4 releases ship: runs only with `--model-args trust_remote_code=true`."""
+    checkpoint = llava(folder)
+    (folder / "configuration_tiny_remote.py").write_text(REMOTE_CONFIG)
+    (folder / "modeling_tiny_remote.py").write_text(REMOTE_MODEL)
+    config_file = folder / "config.json"
+    config = json.loads(config_file.read_text())
+    config.update(model_type="tiny_remote_llava", architectures=["TinyRemoteForConditionalGeneration"],
+                  auto_map={"AutoConfig": "configuration_tiny_remote.TinyRemoteConfig",
+                            "AutoModelForImageTextToText": "modeling_tiny_remote.TinyRemoteForConditionalGeneration"})
+    config_file.write_text(json.dumps(config, indent=2))
+    return TinyCheckpoint("remote_code", folder, "TinyRemoteForConditionalGeneration", checkpoint.image_token)

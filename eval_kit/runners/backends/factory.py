@@ -59,10 +59,20 @@ def make_backend(name: str, model: str, task: Task, *, limit: int | None = None,
 
         return TransformersBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, device=device,
                                    revision=revision, model_args=model_args, gen_kwargs=gen_kwargs,
-                                   processor_args=processor_args)
+                                   processor_args=processor_args, needs_images=needs_images(task))
     if name == "vllm":
         from eval_kit.runners.backends.vllm_offline import VLLMBackend
 
         return VLLMBackend(model, max_new_tokens=max_new_tokens, max_pixels=max_pixels, revision=revision,
-                           model_args=model_args, gen_kwargs=gen_kwargs, **extra)
+                           model_args=model_args, gen_kwargs=gen_kwargs, needs_images=needs_images(task), **extra)
     raise ValueError(f"unknown backend {name!r}")
+
+
+def needs_images(task: Task) -> bool:
+    """Whether the task's prompts carry images (a text LLM runs only where they do not: SafeRelBench)."""
+    from eval_kit import registry
+
+    try:
+        return registry.get(task.name).has_images
+    except (BadInput, KeyError, ValueError):
+        return True

@@ -8,6 +8,11 @@ Decoding is greedy unless `gen_kwargs` set a temperature above 0. `model_args` r
 `trust_remote_code=true` (every load passes `trust_remote_code=False` otherwise: `model_loading.py`).
 `processor_args` are the image processor's settings (`processor_args.py`). The checkpoint's own processor
 and quantization configs are part of the settings (`model_files.py`), so editing them never resumes a run.
+Every family is checked against `eval_kit.runners.families` before anything loads (refused in one line
+where it cannot run). A text-only causal LM (`AutoModelForCausalLM` with a chat template, the SafeRel
+paper's Qwen2.5 / Qwen3 agents) runs on a benchmark whose prompts carry no images, through its tokenizer;
+on an image benchmark it is refused. A sample with images whose inputs carry no image tokens or pixels
+fails (`NoImageInputs`): a template that renders no image placeholder must not give text-only answers.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eval_kit.errors import BadInput
+from eval_kit.runners import families
 from eval_kit.runners.backends import model_files, quantization, setup_checks
 from eval_kit.runners.backends import processor_args as processor_args_module
 from eval_kit.runners.backends.base import Backend, fill_images, limit_pixels
@@ -40,7 +46,8 @@ class TransformersBackend(Backend):
     def __init__(self, model: str, *, max_new_tokens: int = 256, max_pixels: int | None = 1024 * 28 * 28,
                  device: str | None = None, dtype: str = "auto", use_fast: bool | None = None,
                  revision: str | None = None, model_args: dict[str, Any] | None = None,
-                 gen_kwargs: dict[str, Any] | None = None, processor_args: dict[str, Any] | None = None) -> None:
+                 gen_kwargs: dict[str, Any] | None = None, processor_args: dict[str, Any] | None = None,
+                 needs_images: bool = True) -> None:
         setup_checks.require_backend("transformers")
         setup_checks.check_model_source(model, revision)
         setup_checks.check_device(device)
@@ -57,6 +64,7 @@ class TransformersBackend(Backend):
         self.checkpoint = model_files.checkpoint_settings(model, revision)
         quantization.check_checkpoint(self.checkpoint.get("quantization_config"), model)
         self.prompt_format = "chat_template"
+        self.needs_images = needs_images  # False: the benchmark's prompts carry no images (SafeRelBench)
         self.model: Any = None
 
     def load(self) -> None:
@@ -81,18 +89,37 @@ class TransformersBackend(Backend):
         use_fast = load.pop("use_fast", self.use_fast)
         if use_fast is not None:
             processor_kwargs["use_fast"] = use_fast
-        # the config first: a checkpoint that needs its own code is refused here, before any processor
-        model_loading.load_config(model, self.revision, processor_kwargs["trust_remote_code"])
-        self.processor = model_loading.load_processor(model, self.revision, processor_kwargs)
-        self.call_args = processor_args_module.apply(self.processor, self.processor_args, model)
-        self.prompt_format = prompt_format(self.processor)
-        if self.prompt_format == "chat_template":
+        # the config first: a checkpoint that needs its own code, or a family that cannot run here, is refused
+        # before any processor or weight loads
+        config = model_loading.load_config(model, self.revision, processor_kwargs["trust_remote_code"])
+        families.check(config, model)
+        self.family = families.title(getattr(config, "model_type", "") or type(config).__name__)
+        text_llm = model_loading.is_text_llm(config)
+        if text_llm and self.needs_images:
+            raise BadInput(f"{model!r} ({type(config).__name__}) is not a vision-language model: this benchmark's "
+                           "prompts carry images", field="--model",
+                           fix="pass a vision-language model (e.g. Qwen2.5-VL); text LLMs run on saferelbench")
+        if text_llm:
+            self.processor = model_loading.load_tokenizer(model, self.revision, processor_kwargs)
+            self.prompt_format = "text_llm"
+            if self.processor_args:
+                raise BadInput(f"{model!r} is a text LLM: it has no image processor for --processor-args",
+                               field="--processor-args", fix="drop --processor-args")
+            self.call_args = {}
+        else:
+            self.processor = model_loading.load_processor(model, self.revision, processor_kwargs)
+            self.call_args = processor_args_module.apply(self.processor, self.processor_args, model)
+            self.prompt_format = prompt_format(self.processor)
+        if self.prompt_format != "paligemma":
+            # the template is checked on the object the run calls (a chat_template.jinja beside a processor
+            # that has none, e.g. InstructBLIP's, reaches only the tokenizer: the processor is given it)
+            setup_checks.adopt_tokenizer_template(self.processor)
             setup_checks.require_chat_template(self.processor, model)
         self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        loaded = model_loading.load_model(model, self.revision, load)
+        loaded = model_loading.load_model(model, self.revision, load, text_llm=text_llm)
         if load.get("device_map") is None and quantization_config is None:
             self.device = self.requested_device or ("cuda" if torch.cuda.is_available() else "cpu")
             loaded = loaded.to(self.device)
@@ -117,6 +144,8 @@ class TransformersBackend(Backend):
         return settings
 
     def conversation(self, sample: Request) -> list[dict[str, Any]]:
+        if self.prompt_format == "text_llm":  # a text LLM's template reads content as a string
+            return text_messages(sample.messages)
         return fill_images(sample.messages, sample.images,
                            lambda img: {"type": "image", "image": limit_pixels(img, self.max_pixels)})
 
@@ -127,10 +156,21 @@ class TransformersBackend(Backend):
         self.load()
         if self.prompt_format == "paligemma":
             return paligemma_inputs(self.processor, samples, self.max_pixels, self.call_args).to(self.device)
-        return self.processor.apply_chat_template(
-            [self.conversation(s) for s in samples], tokenize=True, add_generation_prompt=True,
-            return_dict=True, return_tensors="pt", processor_kwargs={"padding": True, **self.call_args},
-        ).to(self.device)
+        conversations = [self.conversation(s) for s in samples]
+        if self.prompt_format == "text_llm":
+            return tokenizer_inputs(self.tokenizer, conversations, None).to(self.device)
+        try:
+            batch = self.processor.apply_chat_template(
+                conversations, tokenize=True, add_generation_prompt=True, return_dict=True, return_tensors="pt",
+                processor_kwargs={"padding": True, **self.call_args})
+        except (ValueError, TypeError) as exc:
+            if any(s.images for s in samples):  # the family's name with the processor's own reason
+                raise NoImageInputs(f"{self.family}: {' '.join(str(exc).split())[:160]}") from None
+            # a text-only batch to a processor that insists on images (PaliGemma): the tokenizer, same template
+            batch = tokenizer_inputs(self.tokenizer, [text_messages(s.messages) for s in samples],
+                                     getattr(self.processor, "chat_template", None))
+        check_images_reached(batch, samples, self.processor, self.family)
+        return batch.to(self.device)
 
     def generation_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"do_sample": self.sampling, "max_new_tokens": self.max_new_tokens}
@@ -153,6 +193,58 @@ class TransformersBackend(Backend):
 
     def close(self) -> None:
         self.model = None
+
+
+class NoImageInputs(ValueError):
+    """A sample with images whose model inputs carry no image tokens or pixels: it would be answered blind."""
+
+
+def text_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each content part list joined into one string (text-only templates read a string)."""
+    out = []
+    for message in messages:
+        content = message["content"]
+        if not isinstance(content, str):
+            content = "".join(p.get("text", "") for p in content if p.get("type") == "text")
+        out.append({**message, "content": content})
+    return out
+
+
+def tokenizer_inputs(tokenizer: Any, conversations: list[list[dict[str, Any]]], template: str | None) -> Any:
+    """Left-padded token ids of the conversations through the tokenizer's chat template (or `template`)."""
+    return tokenizer.apply_chat_template(conversations, chat_template=template, tokenize=True,
+                                         add_generation_prompt=True, return_dict=True, return_tensors="pt",
+                                         padding=True)
+
+
+def _image_token_id(processor: Any) -> int | None:
+    tokenizer = getattr(processor, "tokenizer", processor)
+    value = getattr(processor, "image_token_id", None)
+    if isinstance(value, int):
+        return value
+    token = getattr(processor, "image_token", None) or getattr(tokenizer, "image_token", None)
+    if isinstance(token, str):
+        found = tokenizer.convert_tokens_to_ids(token)
+        if isinstance(found, int) and found != getattr(tokenizer, "unk_token_id", None):
+            return found
+    return None
+
+
+def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any, family: str) -> None:
+    """Raise `NoImageInputs` when a sample has images but its row has no image token, or the batch no pixels."""
+    with_images = [i for i, s in enumerate(samples) if s.images]
+    if not with_images:
+        return
+    has_pixels = any("pixel" in key for key in batch)
+    token_id = _image_token_id(processor)
+    blind = []
+    for i in with_images:
+        if not has_pixels or (token_id is not None and int((batch["input_ids"][i] == token_id).sum()) == 0):
+            blind.append(samples[i].id)
+    if blind:
+        what = "no pixels" if not has_pixels else "no image tokens"
+        raise NoImageInputs(f"{family}: the model inputs of a sample with images carry {what} (the chat template "
+                            "renders no image placeholder?); it would be answered text-only")
 
 
 def prompt_format(processor: Any) -> str:

@@ -4,7 +4,10 @@
   and `AutoModelForCausalLM` (Phi-4-multimodal's `Phi4MultimodalForCausalLM` is registered only there). The
   class is chosen from the config, so a text-only model is refused in one line before any weight loads.
 - The processor comes from `AutoProcessor`; where that fails for want of torchvision (the video processor)
-  the image-only processor of the same class is built (`eval_kit.runners.image_only`, the Qwen-VL one).
+  the image-only processor of the same class is built (`eval_kit.runners.image_only`, the Qwen-VL one;
+  Pixtral's and Mistral 3's from `eval_kit.runners.pixtral_processor`).
+- A text-only causal LM (in `AutoModelForCausalLM`'s mapping, with no vision config) loads with its tokenizer
+  for benchmarks whose prompts carry no images (`is_text_llm`, `load_tokenizer`).
 - `trust_remote_code=False` is passed to every `from_pretrained`, so transformers never asks on a terminal
   whether to run a checkpoint's code, and never runs it; `--model-args trust_remote_code=true` opts in.
 """
@@ -35,18 +38,34 @@ def load_config(model: str, revision: str | None, trust_remote_code: bool) -> An
         raise setup_checks.load_error(model, exc) from None
 
 
-def auto_class_for(config: Any, model: str) -> Any:
-    """The first auto class whose mapping has this config's class; one line of bad input when none has it."""
+def _mapped(config: Any, name: str) -> bool:
+    import transformers
+
+    auto = getattr(transformers, name, None)
+    if auto is None:
+        return False
+    if type(config) in auto._model_mapping:  # the mapping the auto class consults
+        return True
+    # a remote-code config (trust_remote_code=true) names its classes in auto_map
+    return name in (getattr(config, "auto_map", None) or {})
+
+
+def is_text_llm(config: Any) -> bool:
+    """A causal LM without vision: loadable by AutoModelForCausalLM only, with no vision config."""
+    return (not any(_mapped(config, name) for name in AUTO_CLASSES[:2]) and _mapped(config, "AutoModelForCausalLM")
+            and not _has_vision(config))
+
+
+def auto_class_for(config: Any, model: str, *, text_llm: bool = False) -> Any:
+    """The first auto class whose mapping has this config's class; one line of bad input when none has it.
+    A text-only causal LM is loaded only when `text_llm` (its benchmark needs no images)."""
     import transformers
 
     for name in AUTO_CLASSES:
-        auto = getattr(transformers, name, None)
-        if auto is None:
-            continue
-        if type(config) in auto._model_mapping:  # the mapping the auto class consults
-            if name == "AutoModelForCausalLM" and not _has_vision(config):
+        if _mapped(config, name):
+            if name == "AutoModelForCausalLM" and not _has_vision(config) and not text_llm:
                 break
-            return auto
+            return getattr(transformers, name)
     raise BadInput(f"{model!r} ({type(config).__name__}) is not a vision-language model transformers can load",
                    field="--model",
                    fix="pass a vision-language chat model (e.g. Qwen2.5-VL, InternVL3, Phi-4-multimodal)")
@@ -73,25 +92,58 @@ def load_processor(model: str, revision: str | None, kwargs: dict[str, Any]) -> 
         processor = None  # a video processor that needs a torchvision matching torch
     if processor is not None and hasattr(processor, "image_processor"):
         return processor
-    fallback = image_only.load(model, revision, **{k: v for k, v in kwargs.items() if k == "trust_remote_code"})
-    if fallback is not None:
-        return fallback
-    family = family_of(model, revision, trust_remote_code=False)
-    if family is not None:
-        return load_image_only_processor(model, revision, family=family, trust_remote_code=False)
-    raise BadInput(f"cannot build an image processor for {model!r}", field="--model",
+    trust = {k: v for k, v in kwargs.items() if k == "trust_remote_code"}
+    try:
+        from eval_kit.runners import pixtral_processor
+
+        if pixtral_processor.is_pixtral(model, revision):  # Pixtral / Mistral 3: PIL image processor
+            return pixtral_processor.load(model, revision, **trust)
+        fallback = image_only.load(model, revision, **trust)
+        if fallback is not None:
+            return fallback
+        family = family_of(model, revision, **trust)
+        if family is not None:
+            return load_image_only_processor(model, revision, family=family, **trust)
+    except OSError as exc:
+        raise setup_checks.load_error(model, exc) from None
+    except (ImportError, ValueError, TypeError, AttributeError, KeyError) as exc:
+        raise BadInput(f"cannot build the processor of {model!r}: {_first_sentence(exc)}", field="--model",
+                       fix="install a torchvision matching torch, or use a model whose processor needs none") from None
+    raise BadInput(f"cannot build an image processor for {model!r} (its processor needs torchvision)",
+                   field="--model",
                    fix="install a torchvision matching torch, or use a model whose processor needs none")
 
 
-def load_model(model: str, revision: str | None, load: dict[str, Any]) -> Any:
+def load_tokenizer(model: str, revision: str | None, kwargs: dict[str, Any]) -> Any:
+    """A text LLM's tokenizer (its chat template renders the prompt)."""
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(model, revision=revision, **{"trust_remote_code": False, **kwargs})
+    except (OSError, ValueError) as exc:
+        raise setup_checks.load_error(model, exc) from None
+
+
+def load_model(model: str, revision: str | None, load: dict[str, Any], *, text_llm: bool = False) -> Any:
     """`from_pretrained` of the config's auto class, with `trust_remote_code=False` unless asked."""
     trust = bool(load.get("trust_remote_code", False))
     config = load_config(model, revision, trust)
-    auto = auto_class_for(config, model)
+    auto = auto_class_for(config, model, text_llm=text_llm)
     try:
         return auto.from_pretrained(model, revision=revision, **{**load, "trust_remote_code": trust})
     except OSError as exc:
         raise setup_checks.load_error(model, exc) from None
-    except ImportError as exc:  # a checkpoint saved quantized with a method whose library is missing
-        raise BadInput(f"cannot load {model!r}: {' '.join(str(exc).split())[:200]}", field="--model",
-                       fix="install the library it names, or use an unquantized checkpoint") from None
+    except ImportError as exc:  # a library the model's code or its quantization method imports is missing
+        quantized = "quantization_config" in config.to_dict()
+        raise BadInput(f"cannot load {model!r}: {_first_sentence(exc)}", field="--model",
+                       fix="install the library it names" + (", or use an unquantized checkpoint" if quantized
+                                                             else "")) from None
+
+
+def _first_sentence(exc: BaseException) -> str:
+    """The error's first sentence, whole (never cut mid-word), or its type when it has no text."""
+    text = " ".join(str(exc).split())
+    if not text:
+        return type(exc).__name__
+    end = text.find(". ")
+    return text[: end + 1] if 0 < end < 300 else text[:300].rsplit(" ", 1)[0]

@@ -116,10 +116,20 @@ def check_device(device: str | None) -> None:
             raise BadInput(f"device {device!r} is not available on this machine", field="--device", fix=fix)
 
 
+def adopt_tokenizer_template(processor: Any) -> None:
+    """Give a processor without a chat template its tokenizer's (a `chat_template.jinja` beside a processor
+    whose class has no template, InstructBLIP's, is read into the tokenizer only): the run calls the processor."""
+    tokenizer = getattr(processor, "tokenizer", None)
+    if tokenizer is not None and not getattr(processor, "chat_template", None):
+        template = getattr(tokenizer, "chat_template", None)
+        if template:
+            processor.chat_template = template
+
+
 def require_chat_template(processor: Any, model: str) -> None:
-    """The prompt comes from the model's chat template: a base model without one cannot be asked."""
-    tokenizer = getattr(processor, "tokenizer", processor)
-    if getattr(processor, "chat_template", None) or getattr(tokenizer, "chat_template", None):
+    """The prompt comes from the model's chat template, rendered by the object the run calls (the processor,
+    or a text LLM's tokenizer): a base model without one cannot be asked."""
+    if getattr(processor, "chat_template", None):
         return
     raise BadInput(f"the processor of {model!r} has no chat template", field="--model",
                    fix="use an instruction-tuned (chat) model, or add chat_template.jinja to the model folder")

@@ -5,7 +5,9 @@ placeholder per image; the images go in `multi_modal_data`. `model_args` go to `
 settings (`tensor_parallel_size`, `data_parallel_size`, `gpu_memory_utilization`, `max_model_len`, `dtype`,
 `enforce_eager`, `limit_mm_per_prompt`, `load_format="dummy"` for random weights, ...); remote code stays
 off unless `trust_remote_code=true`. Tests check the arguments with a fake LLM object;
-`benchmarks/gpu_smoke.sh` runs the real engine on a GPU.
+`benchmarks/gpu_smoke.sh` runs the real engine on a GPU. A text-only LLM (its `AutoProcessor` is a tokenizer)
+runs where the prompts carry no images (SafeRelBench), its messages' content joined to one string as a text
+template reads it; on an image benchmark it is refused before the engine starts.
 """
 
 from __future__ import annotations
@@ -55,13 +57,14 @@ class VLLMBackend(Backend):
                  max_images: int = 1, llm: Any = None, sampling_params_cls: Any = None,
                  render_prompt: Callable[[list[dict[str, Any]]], str] | None = None, revision: str | None = None,
                  model_args: dict[str, Any] | None = None, gen_kwargs: dict[str, Any] | None = None,
-                 **llm_kwargs: Any) -> None:
+                 needs_images: bool = True, **llm_kwargs: Any) -> None:
         self.model_name, self.max_new_tokens, self.max_pixels = model, max_new_tokens, max_pixels
         self.model_args = {**llm_kwargs, **(model_args or {})}
         self.gen_kwargs = dict(gen_kwargs or {})
         self.engine_kwargs = engine_kwargs(model, revision, max_images, self.model_args)
         self.model_name, self.revision = model, revision
         self.llm, self.render_prompt, self.params = llm, render_prompt, None
+        self.needs_images, self.text_llm = needs_images, False
         self._sampling_params_cls = sampling_params_cls
         if llm is None or sampling_params_cls is None:
             setup_checks.require_backend("vllm")
@@ -105,9 +108,25 @@ class VLLMBackend(Backend):
             from transformers import AutoTokenizer
 
             processor = AutoTokenizer.from_pretrained(model, **kwargs)
+        if not hasattr(processor, "tokenizer"):  # AutoProcessor gave the tokenizer: a text-only model
+            from transformers import AutoConfig
+
+            from eval_kit.runners.backends.model_loading import is_text_llm
+
+            config = AutoConfig.from_pretrained(model, **kwargs)
+            self.text_llm = is_text_llm(config)
+            if self.text_llm and self.needs_images:
+                raise BadInput(f"{model!r} ({type(config).__name__}) is not a vision-language model: this "
+                               "benchmark's prompts carry images", field="--model",
+                               fix="pass a vision-language model (e.g. Qwen2.5-VL); text LLMs run on saferelbench")
+        setup_checks.adopt_tokenizer_template(processor)
         setup_checks.require_chat_template(processor, model)
 
         def render_prompt(conversation: list[dict[str, Any]]) -> str:
+            if self.text_llm:
+                from eval_kit.runners.backends.hf_transformers import text_messages
+
+                conversation = text_messages(conversation)
             return processor.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
 
         return render_prompt

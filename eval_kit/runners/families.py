@@ -1,0 +1,169 @@
+"""Every native transformers vision-language family, and what `eval --backend transformers` does with it.
+
+The families are the model types behind `AutoModelForImageTextToText` and `AutoModelForMultimodalLM` in the
+installed transformers (`native_families()` reads the auto mappings, so a transformers upgrade that adds one
+shows up in `tests/test_model_families.py`). Each is in `FAMILIES`: it runs on all three benchmarks, or it is
+refused before any weight or processor loads, with one line naming the real cause and the fix (exit 2). A
+family that needs an optional package (SmolVLM's processor: num2words; Gemma 3n's vision tower: timm) runs
+when the package is installed and is refused naming it otherwise. `docs/model-families.md` is generated from
+this table (`python -m eval_kit.runners.families`), so the page and the code cannot disagree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+from eval_kit.errors import BadInput
+
+
+@dataclass(frozen=True)
+class Family:
+    """`refused`: why the family cannot run here (None: it runs); `needs`: packages it imports at load time."""
+
+    title: str
+    refused: str | None = None
+    fix: str = ""
+    needs: tuple[str, ...] = ()
+    note: str = ""
+
+
+TORCHVISION = "its image processor exists only for torchvision (transformers has no PIL version of it)"
+TV_FIX = "install a torchvision matching torch (pip install torchvision==<the version built for your torch>)"
+OMNI = ("an audio-and-video Omni model: its generate() speaks (talker) or caps text by its own "
+        "thinker settings, not --max-new-tokens")
+OMNI_FIX = "run the Omni checkpoint with vLLM or an OpenAI-compatible server, or pick the VL model of the family"
+NOT_CHAT = "a task-prompt model (captions, OCR, boxes), not a chat model: it cannot answer the benchmarks' questions"
+NOT_CHAT_FIX = "pick an instruction-tuned chat VLM (e.g. Qwen2.5-VL, InternVL3, Gemma 3)"
+SURVEYED = "ran in issue 36's survey; no tiny checkpoint of it in this repository's tests yet"
+
+SPEECH = "a speech / audio model: it takes no images"
+SPEECH_FIX = "pick a vision-language model (e.g. Qwen2.5-VL, InternVL3, Gemma 3)"
+DOCUMENT = "an OCR / document / captioning model with its own task prompts, not a chat model"
+OTHER_FIX = NOT_CHAT_FIX
+UNTESTED = ("not yet checked with hazardkit (no tiny checkpoint of it here): transformers loads it, and a "
+            "failure to load is one line, exit 2")
+
+# model_type -> Family, for every type in the two auto mappings of the pinned transformers (5.24)
+FAMILIES: dict[str, Family] = {
+    # -- run on all three benchmarks: a tiny checkpoint of each in eval_kit/testing/tiny_families.py -------
+    "qwen2_vl": Family("Qwen2-VL"),
+    "qwen2_5_vl": Family("Qwen2.5-VL"),
+    "qwen3_vl_moe": Family("Qwen3-VL-MoE"),
+    "internvl": Family("InternVL3 / InternVL3.5 (-hf)"),
+    "llava_next": Family("LLaVA-NeXT (v1.6)"),
+    "llava_onevision": Family("LLaVA-OneVision"),
+    "paligemma": Family("PaliGemma / PaliGemma 2", note="no chat template: its own prefix format"),
+    "minicpmv4_6": Family("MiniCPM-V-4.6"),
+    "phi4_multimodal": Family("Phi-4-multimodal", note="PIL port of its image processor"),
+    "gemma3": Family("Gemma 3"),
+    "idefics3": Family("Idefics3"),
+    "smolvlm": Family("SmolVLM", needs=("num2words",), note="num2words is in the models extra"),
+    "mistral3": Family("Mistral 3 (Mistral-Small-3.1)", note="Pixtral's processor with its PIL image processor"),
+    "llava": Family("LLaVA-1.5 (and the Pixtral -hf checkpoints)"),
+    "qwen3_vl": Family("Qwen3-VL"),
+    # -- run in issue 36's survey (tiny checkpoints of the real classes, all three benchmarks); no tiny
+    #    checkpoint of them in this repository's tests yet ------------------------------------------------
+    "qwen3_5": Family("Qwen3.5", note=SURVEYED),
+    "mllama": Family("Llama-3.2-Vision", note=SURVEYED),
+    "aya_vision": Family("Aya Vision", note=SURVEYED),
+    "idefics2": Family("Idefics2", note=SURVEYED),
+    "ovis2": Family("Ovis2", note=SURVEYED),
+    "deepseek_vl": Family("DeepSeek-VL", note=SURVEYED),
+    "deepseek_vl_hybrid": Family("DeepSeek-VL hybrid", note=SURVEYED),
+    "janus": Family("Janus", note=SURVEYED),
+    "glm4v": Family("GLM-4.1V", note=SURVEYED),
+    "glm4v_moe": Family("GLM-4.5V", note=SURVEYED),
+    "glm46v": Family("GLM-4.6V", note=SURVEYED),
+    "gemma4": Family("Gemma 4", note=SURVEYED),
+    "minicpmv4_7": Family("MiniCPM-V-4.7", note=SURVEYED),
+    # -- need a package that is not installed by default --------------------------------------------------
+    "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),
+    # -- refused before loading, one line each ----------------------------------------------------------
+    "qwen2_5_omni": Family("Qwen2.5-Omni", refused=OMNI, fix=OMNI_FIX),
+    "qwen3_omni_moe": Family("Qwen3-Omni", refused=OMNI, fix=OMNI_FIX),
+    "llama4": Family("Llama 4", refused=TORCHVISION, fix=TV_FIX),
+    "cohere2_vision": Family("Cohere2 Vision (Command A Vision)", refused=TORCHVISION, fix=TV_FIX),
+    "lfm2_vl": Family("LFM2-VL", refused=TORCHVISION, fix=TV_FIX),
+    "molmo2": Family("Molmo2", refused=TORCHVISION, fix=TV_FIX),
+    **{t: Family(name, refused=NOT_CHAT, fix=NOT_CHAT_FIX) for t, name in (
+        ("florence2", "Florence-2"), ("blip", "BLIP"), ("blip-2", "BLIP-2"), ("git", "GIT"),
+        ("kosmos-2", "Kosmos-2"), ("pix2struct", "Pix2Struct"), ("udop", "UDOP"),
+        ("vision-encoder-decoder", "Vision encoder-decoder"), ("fuyu", "Fuyu"), ("shieldgemma2", "ShieldGemma 2"),
+        ("idefics", "IDEFICS (v1)"))},
+    **{t: Family(name, refused=DOCUMENT, fix=NOT_CHAT_FIX) for t, name in (
+        ("got_ocr2", "GOT-OCR2"), ("pp_chart2table", "PP-Chart2Table"), ("pp_formulanet", "PP-FormulaNet"),
+        ("deepseek_ocr2", "DeepSeek-OCR 2"), ("glm_ocr", "GLM-OCR"), ("lighton_ocr", "LightOnOCR"),
+        ("minicpm_ocr", "MiniCPM-OCR"), ("paddleocr_vl", "PaddleOCR-VL"), ("qianfan_ocr", "Qianfan-OCR"),
+        ("unlimited_ocr", "Unlimited-OCR"), ("kosmos-2.5", "Kosmos-2.5"), ("granite_docling", "Granite-Docling"))},
+    **{t: Family(name, refused=SPEECH, fix=SPEECH_FIX) for t, name in (
+        ("fun_asr_nano", "Fun-ASR-Nano"), ("glmasr", "GLM-ASR"), ("granite_speech", "Granite Speech"),
+        ("granite_speech_plus", "Granite Speech Plus"), ("kyutai_speech_to_text", "Kyutai STT"),
+        ("moss_transcribe_diarize", "MOSS transcribe"), ("nemo_speechlm", "Nemotron transcribe"),
+        ("omniasr", "Omni-ASR"), ("qwen2_audio", "Qwen2-Audio"), ("qwen3_asr", "Qwen3-ASR"),
+        ("vibevoice_asr", "VibeVoice ASR"), ("voxtral", "Voxtral"), ("voxtral_realtime", "Voxtral Realtime"))},
+    "evolla": Family("Evolla", refused="a protein-language model: it takes no images", fix=OTHER_FIX),
+    "pi0": Family("PI0", refused="a robot action policy: it outputs actions, not text", fix=OTHER_FIX),
+    "diffusion_gemma": Family("Diffusion Gemma", refused="a block-diffusion text model: no autoregressive "
+                              "generate() for chat answers", fix=OTHER_FIX),
+    "t5gemma2": Family("T5Gemma 2", refused="an encoder-decoder model without a chat template for images",
+                       fix=OTHER_FIX),
+    "qwen2_5_omni_thinker": Family("Qwen2.5-Omni thinker", refused=OMNI, fix=OMNI_FIX),
+    "qwen3_omni_moe_thinker": Family("Qwen3-Omni thinker", refused=OMNI, fix=OMNI_FIX),
+    "cosmos3_omni": Family("Cosmos 3 Omni", refused=OMNI, fix=OMNI_FIX),
+    "nemotron_h_omni": Family("Nemotron-H Omni", refused=OMNI, fix=OMNI_FIX),
+    # -- in the auto mappings, not yet checked here: tried, and a load failure is one line, exit 2 -------
+    **{t: Family(name, note=UNTESTED) for t, name in (
+        ("apertus1p5", "Apertus 1.5"), ("aria", "Aria"), ("chameleon", "Chameleon"),
+        ("cohere_compass", "Cohere Compass"), ("cosmos3_edge", "Cosmos 3 Edge"), ("dots3_note", "dots3"),
+        ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"), ("exaone4_5", "EXAONE 4.5"),
+        ("fast_vlm", "FastVLM"), ("gemma4_unified", "Gemma 4 unified"), ("glm5_next", "GLM-5 next"),
+        ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
+        ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
+        ("inkling2_loop", "Inkling 2 loop"), ("inkling_mm_model", "Inkling"), ("instructblip", "InstructBLIP"),
+        ("instructblipvideo", "InstructBLIP-Video"), ("kimi_k25", "Kimi K2.5"), ("lfm3_vl", "LFM3-VL"),
+        ("llava_next_video", "LLaVA-NeXT-Video"), ("minimax_m3_vl", "MiniMax-M3-VL"), ("mistral4", "Mistral 4"),
+        ("mistral_large4", "Mistral Large 4"), ("muse_glimmer", "Muse Glimmer"), ("muse_spark", "Muse Spark"),
+        ("perception_lm", "PerceptionLM"), ("qwen3_5_moe", "Qwen3.5-MoE"), ("qwen4_exp", "Qwen4 (exp)"),
+        ("step3p7", "Step 3.7"), ("video_llama_3", "VideoLLaMA 3"), ("video_llava", "Video-LLaVA"),
+        ("vipllava", "VipLLaVA"))},
+}
+
+
+def native_families() -> dict[str, str]:
+    """{model_type: model class name} of every family the installed transformers' two VLM auto classes load."""
+    from transformers.models.auto import modeling_auto
+
+    found: dict[str, str] = {}
+    for mapping in ("MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "MODEL_FOR_MULTIMODAL_LM_MAPPING_NAMES"):
+        for model_type, name in getattr(modeling_auto, mapping, {}).items():
+            found.setdefault(model_type, name if isinstance(name, str) else name[0])
+    return found
+
+
+def installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def check(config: Any, model: str) -> None:
+    """Refuse, before anything heavy loads, a family that cannot run here: one line naming the cause."""
+    model_type = getattr(config, "model_type", "")
+    family = FAMILIES.get(model_type)
+    if family is None:
+        return  # a family this table does not know (a newer transformers): try it
+    if family.refused:
+        raise BadInput(f"{model!r} is {family.title} ({model_type}): {family.refused}", field="--model",
+                       fix=family.fix)
+    for module in family.needs:
+        if not installed(module):
+            raise BadInput(f"{model!r} is {family.title} ({model_type}), which needs the {module} package",
+                           field="--model", fix=f"pip install {module}")
+
+
+def title(model_type: str) -> str:
+    family = FAMILIES.get(model_type)
+    return family.title if family is not None else model_type

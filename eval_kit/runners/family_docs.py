@@ -1,0 +1,106 @@
+"""`docs/model-families.md`, generated from the family table and the presets so the page cannot drift.
+
+Run `python -m eval_kit.runners.family_docs > docs/model-families.md` after changing either;
+tests/test_model_families_all.py fails when the committed page differs from what this renders.
+"""
+
+from __future__ import annotations
+
+from eval_kit.runners import families, presets
+
+INTRO = """# Model families
+
+Which models `hazardkit eval --backend transformers` runs, family by family, and which it refuses and why.
+This page is generated from `eval_kit/runners/families.py` and `eval_kit/runners/presets.py`
+(`python -m eval_kit.runners.family_docs > docs/model-families.md`); a test fails when they disagree.
+
+Every model type behind transformers' `AutoModelForImageTextToText` and `AutoModelForMultimodalLM` in the
+pinned transformers (5.24, see `constraints.txt`) is listed. A family either runs on all three benchmarks
+(MovSafeBench, BD-HazardVLM, SafeRelBench) with its images reaching the model, or is refused before any
+processor or weight loads, in one line naming the cause and the fix, exit 2. A sample with images whose model
+inputs carry no image tokens or pixels (a chat template that renders no image placeholder) fails with a
+reason naming the family: it is never answered text-only in silence.
+
+Results:
+
+- **runs (tested)**: a tiny random-weight checkpoint of its real transformers classes runs `eval` on all three
+  benchmarks in `tests/test_model_families.py`, image tokens and pixels checked.
+- **runs (survey)**: ran in the survey reported in issue 36 (tiny checkpoints of the real classes); no tiny
+  checkpoint of it in this repository's tests yet.
+- **needs a package**: runs once the package is installed; without it, refused in one line naming it.
+- **refused**: the one-line reason `eval` prints (tested for every refused family in
+  `tests/test_model_families_all.py`).
+- **not yet checked**: transformers loads it and `eval` tries it; a processor that cannot be built is one line,
+  exit 2.
+"""
+
+TEXT_LLM = """## Text LLMs (SafeRelBench)
+
+SafeRelBench prompts carry no images, so a text-only causal LM (`AutoModelForCausalLM`, e.g. Qwen2.5-Instruct,
+Qwen3) with a chat template runs on it:
+
+```bash
+hazardkit eval saferelbench --backend transformers --model Qwen/Qwen3-8B --out runs/qwen3-8b
+hazardkit eval saferelbench --backend vllm --model Qwen/Qwen3-8B --out runs/qwen3-8b-vllm
+```
+
+Its messages reach the template as plain strings (a text template reads `message.content` as one). On an image
+benchmark it is refused in one line: `... (Qwen3Config) is not a vision-language model: this benchmark's
+prompts carry images`, exit 2. With vLLM the same check runs before the engine starts.
+"""
+
+PRESETS_INTRO = """## The SafeRel paper's seven agents
+
+`hazardkit eval saferelbench --preset NAME --out RUNDIR` runs an agent as the paper names it;
+`hazardkit eval --list-presets` prints every preset with its settings and source. The paper states only the
+model names; the other settings are ours (greedy, 1,024 new tokens, bfloat16, `device_map=auto`). The API
+models go through the OpenAI-compatible backend at each provider's OpenAI-compatible endpoint; the key is read
+from the environment variable named, never stored in the run folder.
+
+| preset | paper agent | model | backend | endpoint | key variable |
+|---|---|---|---|---|---|
+"""
+
+
+def _result(family: families.Family) -> str:
+    if family.refused:
+        return f"refused: {family.refused} (fix: {family.fix})"
+    if family.needs:
+        return f"needs a package: {', '.join(family.needs)}" + (f" ({family.note})" if family.note else "")
+    if family.note == families.UNTESTED:
+        return "not yet checked"
+    if family.note == families.SURVEYED:
+        return "runs (survey)"
+    return "runs (tested)" + (f": {family.note}" if family.note else "")
+
+
+def _order(item: tuple[str, families.Family]) -> tuple[int, str]:
+    result = _result(item[1])
+    rank = next(i for i, prefix in enumerate(("runs (tested)", "runs (survey)", "needs", "refused", "not yet"))
+                if result.startswith(prefix))
+    return rank, item[1].title.lower()
+
+
+def render() -> str:
+    native = families.native_families()
+    lines = [INTRO, "## Vision-language families", "",
+             "| family | model type | class | result |", "|---|---|---|---|"]
+    for model_type, family in sorted(families.FAMILIES.items(), key=_order):
+        lines.append(f"| {family.title} | `{model_type}` | `{native.get(model_type, '-')}` | {_result(family)} |")
+    counts = {}
+    for family in families.FAMILIES.values():
+        key = _result(family).split(":")[0].split(" (")[0]
+        counts[key] = counts.get(key, 0) + 1
+    lines += ["", f"{len(families.FAMILIES)} families: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + ".",
+              "", TEXT_LLM, PRESETS_INTRO.rstrip("\n")]
+    for p in presets.PRESETS:
+        if p.benchmark != "saferelbench":
+            continue
+        lines.append(f"| `{p.name}` | {p.paper_model} | `{p.model}` | {p.backend} | {p.base_url or '-'} | "
+                     f"{p.api_key_env or '-'} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(render(), end="")
