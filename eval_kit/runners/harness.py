@@ -344,12 +344,15 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Prepared], wid
 
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
         text_only: bool = False, batch_size: int = 8, revision: str | None = None, progress: bool = True,
-        max_failures: FailureBudget | None = None, preset: dict[str, Any] | None = None) -> RunSummary:
+        max_failures: FailureBudget | None = None, preset: dict[str, Any] | None = None,
+        display_name: str | None = None) -> RunSummary:
     """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation answered.
 
     `batch_size`: samples per `generate` call for batch backends; for every backend, the raw log is
     fsync'd after that many outcomes (each is written and flushed at once). `max_failures`: stop asking
-    new samples once more samples than it allows have failed (default: never stop).
+    new samples once more samples than it allows have failed (default: never stop). `display_name`: what
+    metadata.json calls the model (`eval --model-name`; default: `display_names.default_display_name`),
+    kept in run.json beside the identity, so naming a run differently never makes it another run.
     """
     out = Path(out)
     if batch_size < 1:
@@ -359,6 +362,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     _check_run_file(out, identity, data, write=False)
     backend.load()  # after the check (no minutes of loading for a refused folder), before run.json is written
     _check_run_file(out, identity, data)
+    record_display_name(out, display_name)
     log = RawLog(out / RAW_LOG, sync_every=batch_size)
     settings = run_settings(task, backend)
     total = task.count(limit=limit)
@@ -505,6 +509,9 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
 
     meta = {k: identity.get(k) for k in ("benchmark", "benchmark_version", "model", "revision", "backend",
                                          "settings", "dataset_revision", "config", "text_only", "variant")}
+    meta["model"] = run_display_name(out, identity)
+    if identity.get("model") and identity["model"] != meta["model"]:
+        meta["model_source"] = identity["model"]  # what loaded the weights: for the user, never shown by the board
     if identity.get("preset"):
         meta["preset"] = identity["preset"]
     meta["num_predictions"] = len(lines)
@@ -514,6 +521,33 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
     metadata = out / METADATA
     atomic_write_json(metadata, meta)
     return predictions, metadata
+
+
+def record_display_name(out: Path, name: str | None) -> None:
+    """Keep `name` (`eval --model-name`) in run.json beside the identity (not in it: a new name is the same run)."""
+    if name is None:
+        return
+    from eval_kit.strictjson import read_json
+
+    info = read_json(out / RUN_FILE)
+    if isinstance(info, dict) and info.get("display_name") != name:
+        atomic_write_json(out / RUN_FILE, {**info, "display_name": name})
+
+
+def run_display_name(out: Path, identity: dict[str, Any]) -> str:
+    """The model's display name for a run folder: run.json's `display_name`, else (a run made before there was
+    one) the default for its `--model`, which is never a local path."""
+    from eval_kit.display_names import default_display_name, reduce_paths
+    from eval_kit.strictjson import read_json
+
+    try:
+        info = read_json(out / RUN_FILE) if (out / RUN_FILE).exists() else {}
+    except BadInput:
+        info = {}
+    chosen = info.get("display_name") if isinstance(info, dict) else None
+    if isinstance(chosen, str) and chosen:
+        return reduce_paths(chosen)
+    return default_display_name(str(identity.get("model") or ""))[0]
 
 
 def failed_ids(out: Path) -> list[str]:

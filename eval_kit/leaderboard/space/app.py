@@ -109,7 +109,8 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
                     backend = gr.Dropdown(choices=["", *BACKENDS], value="", label="Backend (if the upload does "
                                           "not say)", allow_custom_value=True, elem_id="submit-backend")
                 with gr.Row():
-                    model = gr.Textbox(label="Model name (if the upload does not say)", max_length=200,
+                    model = gr.Textbox(label="Model name (used when the upload's metadata.json names none, or names "
+                                             "a local path; otherwise metadata.json's name wins)", max_length=200,
                                        elem_id="submit-model")
                     link = gr.Textbox(label="Link (model card or paper)", max_length=200, elem_id="submit-link")
                 upload = gr.File(label="predictions.jsonl or run folder .zip", file_types=[".jsonl", ".zip"],
@@ -171,10 +172,11 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
     return demo
 
 
-def prepare_host(settings: SpaceSettings) -> dict[str, Any]:
+def prepare_host(settings: SpaceSettings, server_name: str | None = None) -> dict[str, Any]:
     """What the server needs before Gradio starts: uploads in the app's own folder (GRADIO_TEMP_DIR, read when
-    the app is built), X-Forwarded-For trusted only from the operator's proxies, the stray-upload sweeper, and
-    the upload guard (returned as `launch` keyword arguments)."""
+    the app is built), X-Forwarded-For trusted only from the operator's proxies, the stray-upload sweeper, the
+    Host check (`server_name`: the bound address, default GRADIO_SERVER_NAME or 127.0.0.1) and the upload
+    guard (returned as `launch` keyword arguments)."""
     from starlette.middleware import Middleware
 
     from eval_kit.leaderboard.space import guard
@@ -186,7 +188,10 @@ def prepare_host(settings: SpaceSettings) -> dict[str, Any]:
     middleware = Middleware(guard.UploadGuard, uploads=settings.uploads, store=settings.submissions,
                             max_request_bytes=2 * settings.max_upload_bytes + guard.MULTIPART_SLACK,
                             disk_cap_bytes=settings.disk_cap_bytes, max_age_s=settings.upload_ttl_s)
-    return {"app_kwargs": {"middleware": [middleware]}}
+    bound = server_name or os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1"
+    hosts = Middleware(guard.HostGuard, hosts=guard.allowed_hosts(bound, settings.host_names),
+                       any_ip=bound.strip().strip("[]") in guard.WILDCARDS)
+    return {"app_kwargs": {"middleware": [hosts, middleware]}}
 
 
 def gradio_copies(demo: Any) -> set[str]:
@@ -200,7 +205,7 @@ def launch(settings: SpaceSettings | None = None, lb: Leaderboard | None = None,
     """Build and serve the app; options go to `Blocks.launch` (server_name, server_port, ...). `lb`: a
     Leaderboard already checked and warmed (what `serve` does before it listens)."""
     settings = settings or SpaceSettings.from_env()
-    host = prepare_host(settings)
+    host = prepare_host(settings, options.get("server_name"))
     demo = build_app(settings, lb)
     from eval_kit.leaderboard.space.guard import UploadSweeper
 
