@@ -85,7 +85,7 @@ def app(tmp_path_factory):
     old = [{**r, "model": f"old-{r['model']}", "run": f"old-{r['run']}", "dataset_version": "0.1.0",
             "dataset_revision": "v0.1.0", "link": None}
            for r in rows if r["model"] in ("alpha-vl", "gamma-vl")]
-    sr = next(r for r in rows if r["model"] == "fixed:reference [base]")
+    sr = next(r for r in rows if r["model"] == "fixed:reference")
     add_results(table, [*old, {**sr, "model": "alpha-vl", "run": "alpha-saferel", "backend": "vllm"}])
     space = tmp / "space"
     hk("leaderboard", "space", "--out", space)
@@ -214,7 +214,7 @@ def test_page_loads_and_every_tab_shows(page, shots):
     page.screenshot(path=shots / "tab_movsafebench.png", full_page=True)
     tab(page, "SafeRelBench", "saferelbench")
     assert "Demo / synthetic data" in page.inner_text("#board-saferelbench")
-    assert column(page, "saferelbench", "model") == ["alpha-vl", "fixed:reference [base]", "fixed:unmitigated [base]"]
+    assert column(page, "saferelbench", "model") == ["alpha-vl", "fixed:reference", "fixed:unmitigated"]
     page.screenshot(path=shots / "tab_saferelbench.png", full_page=True)
     tab(page, "About")
     about = page.inner_text("#tab-about")
@@ -266,7 +266,7 @@ def test_the_overview_ranks_a_model_across_benchmarks(page, shots):
 def test_a_filter_hides_baselines_and_the_column_chooser_hides_columns(page, shots):
     tab(page, "SafeRelBench", "saferelbench")
     before = column(page, "saferelbench", "model")
-    assert "fixed:reference [base]" in before
+    assert "fixed:reference" in before
     page.check("#hide-baselines")
     page.wait_for_function("() => document.querySelectorAll('#board-saferelbench tr[data-type=\"baseline\"]')"
                            ".length > 0 && [...document.querySelectorAll('#board-saferelbench tr[data-type="

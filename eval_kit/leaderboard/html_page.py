@@ -138,8 +138,9 @@ def ranking_table(section: dict[str, Any]) -> str:
     meta = section["meta"]
     heads = ['<th class="sortable num c-rank">#</th>', '<th class="sortable c-model">Model</th>',
              '<th class="sortable c-type">Type</th>', '<th class="sortable c-backend">Backend</th>',
+             *(['<th class="sortable c-variant">Prompt variant</th>'] if "variant" in section["keys"] else []),
              f'<th class="sortable num c-headline">{e(board.headline_label)} (%)</th>',
-             '<th class="num c-ci">95% CI</th>', '<th class="sortable num c-samples">Samples</th>']
+             '<th class="num c-ci">95% CI</th>', f'<th class="sortable num c-samples">{e(section["head"][5])}</th>']
     heads += [f'<th class="sortable num c-metric">{e(title)}</th>' for _, title in board.columns]
     heads += [f'<th class="sortable num c-counter">{e(title)}</th>' for _, title in board.counters]
     heads += ['<th class="sortable c-config">Config</th>', '<th class="sortable c-version">Dataset version</th>',
@@ -162,6 +163,7 @@ def ranking_table(section: dict[str, Any]) -> str:
         tds = [f'<td class="num c-rank"{_v(float(m["rank"]) if m["rank"] != "-" else None)}>{e(m["rank"])}</td>',
                _model_cell(m), f'<td class="c-type">{e(m["type"])}</td>',
                f'<td class="c-backend">{e(m.get("backend") or "-")}</td>',
+               *([f'<td class="c-variant">{e(m.get("variant") or "-")}</td>'] if "variant" in section["keys"] else []),
                f'<td class="num c-headline{head_cls}"{_v(m["headline"])}>{pct(m["headline"])}</td>',
                f'<td class="num c-ci">{e(cells[4])}</td>',
                f'<td class="num c-samples"{_v(float(cells[5]))}>{e(cells[5])}</td>']
@@ -171,7 +173,7 @@ def ranking_table(section: dict[str, Any]) -> str:
             tds.append(f'<td class="num c-metric{cls}"{_v(value)}>{e(cells[6 + j])}</td>')
         for j in range(len(board.counters)):
             text = cells[6 + n_cols + j]
-            tds.append(f'<td class="num c-counter"{_v(float(text)) if text != "-" else ""}>{e(text)}</td>')
+            tds.append(f'<td class="num c-counter"{_v(float(text.split()[0])) if text != "-" else ""}>{e(text)}</td>')
         base = 6 + n_cols + len(board.counters)
         version = "unreleased" if cells[base + 1] == "local (unreleased)" else cells[base + 1]
         tds += [f'<td class="c-config">{e(cells[base])}</td>', f'<td class="c-version">{e(version)}</td>',

@@ -206,7 +206,7 @@ class Leaderboard:
 
     def _score(self, record: dict[str, Any], upload: Path) -> tuple[dict[str, Any], list[str]]:
         from eval_kit import registry
-        from eval_kit.leaderboard.boards import board_for
+        from eval_kit.leaderboard.boards import board_for, coverage_text
         from eval_kit.leaderboard.checker import checker_for
         from eval_kit.leaderboard.provenance import dataset_version
         from eval_kit.leaderboard.results import result_row
@@ -256,7 +256,8 @@ class Leaderboard:
         board = board_for(benchmark)
         ci = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
         headline = "-" if row["headline"] is None else f"{100 * row['headline']:.1f}%"
-        lines = [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}",
+        lines = [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci} "
+                 f"{coverage_text(result, board)}",
                  *sent["notes"]]
         if registry.get(benchmark).retry_policies:
             lines.append(retry_note(metadata, result))

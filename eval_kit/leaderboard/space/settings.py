@@ -102,7 +102,10 @@ def parse_references(text: str, origin: str = "HAZARDKIT_REFERENCES") -> dict[st
         if config:
             from eval_kit.leaderboard.provenance import checked_name
 
-            checked_name(config, f"config (in {origin})")
+            try:
+                checked_name(config, "config")
+            except BadInput as exc:
+                raise BadInput(exc.detail, field=origin, fix=exc.fix) from None
         found[bench.name] = Reference(bench.name, source, config or None, origin)
     return found
 
