@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -349,10 +350,25 @@ _MD_SPECIAL = str.maketrans({"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;"
                              "\r": " "})
 
 
+# what GitHub's renderer (cmark-gfm with its autolink extension) turns into a link inside plain text: a URL
+# (http://, https://, ftp://), `www.`, an e-mail address (also after mailto: or xmpp:). `<...>` autolinks
+# cannot form: `<` is always written as an entity.
+_LINK_FORM = re.compile(r"(?i)://|www\.|@")
+
+
 def md_text(text: str) -> str:
     """Text as Markdown that renders as that text: no raw HTML (a model named `<script>` shows as such),
-    no link or image (`](` and `][` are broken), no table break (`|`, newlines)."""
-    return str(text).translate(_MD_SPECIAL).replace("](", "]\\(").replace("][", "]\\[")
+    no link or image (`](` and `][` are broken), no table break (`|`, newlines).
+
+    Text holding a link form (`https://...`, `www.`, an e-mail address) becomes a code span: GFM autolinks
+    text after inline parsing, through backslash escapes and entities alike, but never inside code."""
+    text = str(text).replace("\r", " ").replace("\n", " ")
+    if _LINK_FORM.search(text):
+        longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+        fence = "`" * (longest + 1)
+        code = text.replace("|", "\\|")  # inside code only `|` needs escaping (a table's cell separator)
+        return f"{fence} {code} {fence}"
+    return text.translate(_MD_SPECIAL).replace("](", "]\\(").replace("][", "]\\[")
 
 
 def markdown(sections: list[dict[str, Any]]) -> str:
