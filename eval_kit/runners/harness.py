@@ -223,18 +223,52 @@ def _progress(enabled: bool, total: int | None, console=None):
         ProgressColumn,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
     from rich.text import Text
 
     class Throughput(ProgressColumn):
+        """Samples/s and ETA from a smoothed rate: rich's own speed is taken over its last few updates, so a
+        batch of 8 answers at once read as "1821.6 samples/s" at a real 1.4/s, and resumed samples counted too."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rate = SmoothedRate()
+
         def render(self, task) -> Text:
-            speed = task.finished_speed or task.speed
-            return Text("-- samples/s" if speed is None else f"{speed:.1f} samples/s")
+            done = task.completed - task.fields.get("resumed", 0)
+            rate = self.rate.update(time.monotonic(), done)
+            if rate is None:
+                return Text("-- samples/s ETA -:--:--")
+            left = max(0.0, (task.total or 0) - task.completed)
+            eta = time.strftime("%H:%M:%S", time.gmtime(left / rate)) if rate > 0 and left / rate < 86400 else "-"
+            return Text(f"{rate:.1f} samples/s ETA {eta}")
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Throughput(),
-                    TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(), disable=not enabled,
+                    TimeElapsedColumn(), disable=not enabled,
                     transient=False, console=console or Console(stderr=True))  # stdout: the summary only
+
+
+class SmoothedRate:
+    """An exponentially smoothed rate (items/s) over the whole time between updates, with a `tau` s memory:
+    many items at once after a long wait count as that wait's rate, not as a burst."""
+
+    def __init__(self, tau: float = 20.0) -> None:
+        self.tau = tau
+        self.value: float | None = None
+        self._last: tuple[float, float] | None = None
+
+    def update(self, now: float, done: float) -> float | None:
+        if self._last is None:
+            self._last = (now, done)
+            return self.value
+        then, before = self._last
+        if done == before or now <= then:
+            return self.value
+        instant = (done - before) / (now - then)
+        weight = 1.0 - math.exp(-(now - then) / self.tau)
+        self.value = instant if self.value is None else self.value + weight * (instant - self.value)
+        self._last = (now, done)
+        return self.value
 
 
 def retry_sample(sample: Request, messages: list[Message]) -> Request:
@@ -388,7 +422,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
                                 variant=s.variant)
             if (s.id, s.key) in log.done:
                 skipped += 1
-                bar.advance(job)
+                bar.update(job, advance=1, resumed=skipped)  # not in the rate: nothing was generated
                 continue
             yield s
 
