@@ -148,6 +148,17 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
         gr.Timer(POLL_SECONDS).tick(show, inputs=[seen, *pickers], outputs=outputs, concurrency_limit=None,
                                     show_progress="hidden")
 
+        from eval_kit.leaderboard.space.guard import UploadClaims, discard_upload
+
+        claims = UploadClaims()  # identical bytes share one path: a file goes when its last holder is done
+
+        def claim(file: str | None, request: gr.Request) -> None:
+            claims.claim(file, getattr(request, "session_hash", None))
+
+        def leave(request: gr.Request) -> None:
+            for path in claims.release_all(getattr(request, "session_hash", None)):
+                discard_upload(path, settings.uploads)
+
         def submit(file: str | None, bench: str, model_name: str, link_text: str, backend_name: str,
                    request: gr.Request) -> tuple[str, Any, Any]:
             user = _user(request)
@@ -156,16 +167,19 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
             try:
                 outcome = lb.submit(Path(file) if file else None, Path(file).name if file else None, bench or "",
                                     model_name or "", link_text or "", backend_name or "", user=user)
-            finally:  # stored (once, in the submission store) or refused: Gradio's copy goes
-                from eval_kit.leaderboard.space.guard import discard_upload
-
-                discard_upload(file, settings.uploads)
+            finally:  # stored (once, in the submission store) or refused: Gradio's copy goes, unless another
+                # page still holds the same bytes (Gradio stores them once)
+                if claims.release(file, getattr(request, "session_hash", None)):
+                    discard_upload(file, settings.uploads)
             # the file box is cleared too: its server copy is gone, a second click would only say so
             if outcome.row is None:
                 return outcome.text, gr.update(visible=False), None
             return outcome.text, gr.update(value=views.row_html(outcome.row), visible=True), None
 
-        submit.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
+        for fn in (submit, claim, leave):
+            fn.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
+        upload.upload(claim, inputs=[upload], outputs=None, concurrency_limit=None, show_progress="hidden")
+        demo.unload(leave)
         button.click(submit, inputs=[upload, benchmark, model, link, backend], outputs=[result, added, upload],
                      concurrency_limit=1).then(show, inputs=[seen, *pickers], outputs=outputs,
                                                concurrency_limit=None, show_progress="hidden")

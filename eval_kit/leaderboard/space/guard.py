@@ -5,6 +5,9 @@ folder, a sweep of uploads that never became submissions, a disk cap, and which 
   every POST to /gradio_api/upload there, submitted or not; `UploadSweeper` removes files older than the
   upload time-to-live, and the submit handler removes its upload as soon as the submission is stored (the
   store keeps the one copy: `submissions/<id>/upload.*`).
+- Gradio keeps identical bytes at one path (`uploads/<sha256>/<name>`), so two users who upload the same file
+  share it: `UploadClaims` records which page sessions hold each upload, and a submission removes the file
+  only when no other session still holds it (the sweep removes it once it expires).
 - `UploadGuard` (ASGI middleware in front of Gradio) refuses an upload request that has no Content-Length,
   is larger than one upload may be, or would take the upload folder and the submission store over the disk
   cap (HTTP 411 / 413 / 507, with a one-line body).
@@ -94,6 +97,53 @@ def discard_upload(path: str | Path | None, folder: Path) -> None:
             parent.rmdir()
     except OSError:
         pass
+
+
+class UploadClaims:
+    """Which page sessions hold each uploaded file (one path for identical bytes): a file is removed after a
+    submission only when its last holder has submitted, cleared it or left."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders: dict[str, set[str]] = {}
+
+    @staticmethod
+    def _key(path: str | Path) -> str:
+        return os.path.realpath(str(path))
+
+    def claim(self, path: str | Path | None, session: str | None) -> None:
+        if path and session:
+            with self._lock:
+                self._holders.setdefault(self._key(path), set()).add(session)
+
+    def release(self, path: str | Path | None, session: str | None) -> bool:
+        """Drop `session`'s hold on `path`; True when nobody else holds it (the file may go)."""
+        if not path:
+            return False
+        key = self._key(path)
+        with self._lock:
+            holders = self._holders.get(key, set())
+            holders.discard(session or "")
+            if holders:
+                return False
+            self._holders.pop(key, None)
+            return True
+
+    def release_all(self, session: str | None) -> list[str]:
+        """Drop every hold of a session that left; the paths nobody holds any more."""
+        freed = []
+        with self._lock:
+            for key, holders in list(self._holders.items()):
+                if session in holders:
+                    holders.discard(session)
+                    if not holders:
+                        del self._holders[key]
+                        freed.append(key)
+        return freed
+
+    def held(self, path: str | Path) -> bool:
+        with self._lock:
+            return bool(self._holders.get(self._key(path)))
 
 
 class UploadSweeper:

@@ -156,7 +156,7 @@ class Views:
                 shown = sections[0]["version_label"]
                 head = hp.meta_line(versions=f"{shown} shown; all versions: {hp.versions_summary(found)}",
                                     updated=self.updated())
-                text = (f"<div class='hk-board'>{head}"
+                text = (f"<div class='hk-board'>{head}{hp.NO_REAL}"
                         + "".join(hp.section_html(s, "svg") for s in sections) + "</div>")
             self._html[key] = (signature, text)
             return text
