@@ -33,7 +33,7 @@ CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
 .hk-board table{border-collapse:collapse;margin:0.4em 0 1.2em;font-size:12.5px}
 .hk-board .hk-scroll{max-width:100%;overflow-x:auto}
 .hk-board th,.hk-board td{border:1px solid #d4d4d4;padding:3px;text-align:left;vertical-align:top}
-.hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:5.8em;overflow-wrap:break-word;
+.hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:5.8em;
  font-size:12px}
 .hk-board th.sortable{cursor:pointer}.hk-board th.sortable:hover{background:#dde3f0}
 .hk-board th[data-dir=asc]::after{content:" \\25B2"}.hk-board th[data-dir=desc]::after{content:" \\25BC"}
