@@ -264,9 +264,9 @@ def test_the_overview_ranks_a_model_across_benchmarks(page, shots):
     by_model = {r[1]: r for r in rows}
     alpha = by_model["alpha-vl"]
     assert rows[0][1] == "alpha-vl" and alpha[0] == "1"  # on both benchmarks: ranked first
-    assert alpha[-1] == "2 of 2" and "#1" in alpha[ms] and "#1" in alpha[sr]
+    assert alpha[-1] == "2 of 3" and "#1" in alpha[ms] and "#1" in alpha[sr]  # BD-HazardVLM: a third benchmark
     assert by_model["beta-vl"][sr] == "–"  # no SafeRelBench result: blank, not zero
-    assert by_model["beta-vl"][-1] == "1 of 2"
+    assert by_model["beta-vl"][-1] == "1 of 3"
     assert "[" in alpha[ms]  # the CI beside the value
     page.screenshot(path=shots / "overview_ranked.png", full_page=True)
 
