@@ -575,3 +575,38 @@ def test_a_run_from_a_local_folder_shows_its_folder_name_never_its_path(page, ap
     for where in ("body",):
         assert "private-models" not in page.inner_text(where) and "private-models" not in page.content()
 
+
+
+def test_two_users_uploading_the_same_bytes_each_keep_their_upload(browser, app, shots):
+    """Gradio stores identical bytes once: when one user submits, the other's pending upload of the same file
+    stays until that user submits too."""
+    same = predictions(app["refs"], app["tmp"] / "same-bytes.jsonl", right_every=6)
+    contexts = [browser.new_context(viewport={"width": 1440, "height": 1000}) for _ in range(2)]
+    try:
+        pages = []
+        for context in contexts:
+            p = context.new_page()
+            p.set_default_timeout(TIMEOUT_MS)
+            p.goto(app["url"])
+            p.wait_for_selector("#board-overview table.overview tbody tr", state="attached")
+            pages.append(p)
+        for p, name in zip(pages, ("twin-a", "twin-b"), strict=True):
+            tab(p, "Submit")
+            p.fill("#submit-model textarea, #submit-model input", name)
+            set_file(p, "#submit-file", same, sync_api.TimeoutError)
+        texts = []
+        for p in pages:
+            before = result_text(p)
+            p.click("#submit-button")
+            p.wait_for_function("([sel, old]) => { const t = document.querySelector(sel); return t && t.value && "
+                                "t.value !== old; }", arg=["#submit-result textarea", before])
+            texts.append(result_text(p))
+        assert all(t.startswith("ok: 60 predictions") for t in texts), texts
+        tab(pages[1], "MovSafeBench", "movsafebench")
+        wait_text(pages[1], "#board-movsafebench table.ranking", "twin-b")
+        assert {"twin-a", "twin-b"} <= set(column(pages[1], "movsafebench", "model"))
+        uploads = app["data"] / "uploads"
+        assert not [f for f in uploads.rglob("same-bytes.jsonl")]  # both submitted: the shared file is gone
+    finally:
+        for context in contexts:
+            context.close()
