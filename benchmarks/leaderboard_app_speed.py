@@ -191,11 +191,14 @@ def browser_speed(tmp: Path, refs: Path, submissions: list[Path], args: argparse
     url = f"http://127.0.0.1:{port}/"
     rows_sel = "#board-movsafebench table.ranking tbody tr"
     try:
-        for _ in range(180):
+        deadline = time.monotonic() + 300  # a bound that fits a loaded machine (Gradio's start took > 90 s)
+        while True:
             try:
-                urllib.request.urlopen(url, timeout=2)
+                urllib.request.urlopen(url, timeout=5)
                 break
             except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    sys.exit("the app did not start (run `hazardkit leaderboard space` and its app.py by hand)")
                 time.sleep(0.5)
         answer_times, row_times = [], []
         with sync_playwright() as p:
@@ -228,7 +231,11 @@ def browser_speed(tmp: Path, refs: Path, submissions: list[Path], args: argparse
             browser.close()
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a loaded machine: ended by its PID all the same
+            server.kill()
+            server.wait(timeout=30)
     print(f"{n_lines:,}-row MovSafeBench submission, {args.repeats} timed run(s) (after one warm-up):")
     print(f"  baseline (validate + score_run in-process): median {np.median(base):.2f} s")
     print(f"  app, upload -> scores and row in Submit tab: median {np.median(answer_times):.2f} s "

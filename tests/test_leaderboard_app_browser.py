@@ -64,7 +64,9 @@ def app(tmp_path_factory):
     (tmp / "release-manifest.json").write_text(json.dumps({"version": "0.2.0"}))
     data = tmp / "data"
     sr_samples = ROOT / "manifests" / "saferelbench" / "demo.jsonl"
-    env_refs = f"movsafebench={refs}; saferelbench={sr_samples}"
+    bd = tmp / "bd_hazardvlm"  # the BD-HazardVLM demo set, rebuilt: its tab is the widest (issue 33)
+    hk("reconstruct", "bd-hazardvlm", "--demo", "--out", bd)
+    env_refs = f"movsafebench={refs}; saferelbench={sr_samples}; bd-hazardvlm={bd}#demo"
     # three earlier submissions, so the ranking has rows to sort; SafeRelBench demo baselines beside them
     lb = Leaderboard(SpaceSettings.from_env({"HAZARDKIT_SPACE_DIR": str(data), "HAZARDKIT_REFERENCES": env_refs,
                                              "HAZARDKIT_DAILY_LIMIT": "100", "HAZARDKIT_SCORE_TIMEOUT": "0"}))
@@ -79,13 +81,19 @@ def app(tmp_path_factory):
            "--no-progress")
         hk("score", "run", out)
         runs.append(out / "scores.json")
+    for model in ("majority", "fixed:no_major_hazard"):
+        out = tmp / "runs" / f"bd-{model.replace(':', '-')}"
+        hk("eval", "bd-hazardvlm", "-m", model, "-b", "baseline", "--data", bd, "--config", "demo", "--out", out,
+           "--no-progress")
+        hk("score", "run", out)
+        runs.append(out / "scores.json")
     table = data / "results.parquet"
     hk("leaderboard", "add", *runs, "--table", table)
     rows = read_table(table)
     old = [{**r, "model": f"old-{r['model']}", "run": f"old-{r['run']}", "dataset_version": "0.1.0",
             "dataset_revision": "v0.1.0", "link": None}
            for r in rows if r["model"] in ("alpha-vl", "gamma-vl")]
-    sr = next(r for r in rows if r["model"] == "fixed:reference [base]")
+    sr = next(r for r in rows if r["model"] == "fixed:reference")
     add_results(table, [*old, {**sr, "model": "alpha-vl", "run": "alpha-saferel", "backend": "vllm"}])
     space = tmp / "space"
     hk("leaderboard", "space", "--out", space)
@@ -98,10 +106,10 @@ def app(tmp_path_factory):
     log = (tmp / "app.log").open("w")
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=space, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 300  # Gradio's start alone took over 90 s beside other suites on 2 busy cores
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
                     break
         except OSError:
@@ -110,7 +118,7 @@ def app(tmp_path_factory):
             proc.kill()
             pytest.fail(f"app.py did not start: {(tmp / 'app.log').read_text()[-3000:]}")
         time.sleep(0.5)
-    yield {"url": url, "refs": refs, "tmp": tmp, "data": data, "env_refs": env_refs}
+    yield {"url": url, "refs": refs, "tmp": tmp, "data": data, "env_refs": env_refs, "log": tmp / "app.log"}
     proc.terminate()
     try:
         proc.wait(timeout=10)
@@ -214,7 +222,7 @@ def test_page_loads_and_every_tab_shows(page, shots):
     page.screenshot(path=shots / "tab_movsafebench.png", full_page=True)
     tab(page, "SafeRelBench", "saferelbench")
     assert "Demo / synthetic data" in page.inner_text("#board-saferelbench")
-    assert column(page, "saferelbench", "model") == ["alpha-vl", "fixed:reference [base]", "fixed:unmitigated [base]"]
+    assert column(page, "saferelbench", "model") == ["alpha-vl", "fixed:reference", "fixed:unmitigated"]
     page.screenshot(path=shots / "tab_saferelbench.png", full_page=True)
     tab(page, "About")
     about = page.inner_text("#tab-about")
@@ -251,14 +259,14 @@ def test_the_overview_ranks_a_model_across_benchmarks(page, shots):
         "rs => rs.map(r => [...r.children].map(c => c.innerText.trim()))")
     heads = page.eval_on_selector_all("#board-overview table.overview th", "hs => hs.map(h => h.innerText.trim())")
     assert heads[:4] == ["#", "Model", "Type", "Backend"] and heads[-2:] == ["Mean rank", "Benchmarks"]
-    ms, sr = heads.index("MovSafeBench\nTotal accuracy (edited images) (%)"), heads.index("SafeRelBench\nSSR (task "
-                                                                                           "+ safety) (%)")
+    ms = heads.index("MovSafeBench\nTotal accuracy (edited images) (%)")
+    sr = heads.index("SafeRelBench demo\nSSR (task + safety) (%)")  # demo data: marked in the header
     by_model = {r[1]: r for r in rows}
     alpha = by_model["alpha-vl"]
     assert rows[0][1] == "alpha-vl" and alpha[0] == "1"  # on both benchmarks: ranked first
-    assert alpha[-1] == "2 of 2" and "#1" in alpha[ms] and "#1" in alpha[sr]
+    assert alpha[-1] == "2 of 3" and "#1" in alpha[ms] and "#1" in alpha[sr]  # BD-HazardVLM: a third benchmark
     assert by_model["beta-vl"][sr] == "–"  # no SafeRelBench result: blank, not zero
-    assert by_model["beta-vl"][-1] == "1 of 2"
+    assert by_model["beta-vl"][-1] == "1 of 3"
     assert "[" in alpha[ms]  # the CI beside the value
     page.screenshot(path=shots / "overview_ranked.png", full_page=True)
 
@@ -266,7 +274,7 @@ def test_the_overview_ranks_a_model_across_benchmarks(page, shots):
 def test_a_filter_hides_baselines_and_the_column_chooser_hides_columns(page, shots):
     tab(page, "SafeRelBench", "saferelbench")
     before = column(page, "saferelbench", "model")
-    assert "fixed:reference [base]" in before
+    assert "fixed:reference" in before
     page.check("#hide-baselines")
     page.wait_for_function("() => document.querySelectorAll('#board-saferelbench tr[data-type=\"baseline\"]')"
                            ".length > 0 && [...document.querySelectorAll('#board-saferelbench tr[data-type="
@@ -423,3 +431,182 @@ def test_the_size_limit(page, app, shots):
     response = httpx.post(app["url"] + "gradio_api/upload", files={"files": ("huge.jsonl", huge.read_bytes())},
                           timeout=30)
     assert response.status_code == 413, (response.status_code, response.text[:200])
+
+
+# --- issue 33: names, demo marking, width, uploads per user ---------------------------------------------------
+
+def _widths(page, board: str) -> list[dict]:
+    """Every table of a board: its right edge and whether its scroll box scrolls sideways."""
+    return page.eval_on_selector_all(
+        f"#board-{board} table",
+        "ts => ts.filter(t => t.offsetParent !== null).map(t => { const r = t.getBoundingClientRect(); "
+        "const box = t.closest('.hk-scroll'); return {cls: t.className, right: r.right, width: r.width, "
+        "scrolls: box ? box.scrollWidth > box.clientWidth + 1 : false}; })")
+
+
+def test_every_tab_fits_1440_px(page, shots):
+    """Each tab's tables (ranking, breakdowns opened, matrices) fit a 1,440 px window: no sideways scrolling, so
+    Dataset version and Revision are on screen."""
+    tabs = [("Overview", "overview"), ("MovSafeBench", "movsafebench"), ("BD-HazardVLM", "bd_hazardvlm"),
+            ("SafeRelBench", "saferelbench")]
+    for title, board in tabs:
+        tab(page, title, None if board == "overview" else board)
+        page.wait_for_selector(f"#board-{board} table", state="visible")
+        page.eval_on_selector_all(f"#board-{board} details", "ds => ds.forEach(d => d.open = true)")
+        widths = _widths(page, board)
+        assert widths, board
+        for w in widths:
+            assert w["right"] <= 1440 and not w["scrolls"], (board, w)
+        if board != "overview":
+            for key in ("version", "revision"):
+                box = page.locator(f"#board-{board} table.ranking th.c-{key}").first.bounding_box()
+                assert box is not None and box["x"] + box["width"] <= 1440, (board, key, box)
+        page.eval_on_selector_all(f"#board-{board} details", "ds => ds.forEach(d => d.open = false)")
+    docs = Path(os.environ.get("HAZARDKIT_DOCS_SCREENSHOTS") or shots)
+    docs.mkdir(parents=True, exist_ok=True)
+    tab(page, "Overview")
+    page.screenshot(path=docs / "leaderboard_overview_1440.png", full_page=True)
+    tab(page, "BD-HazardVLM", "bd_hazardvlm")
+    page.screenshot(path=docs / "leaderboard_bd_hazardvlm_1440.png", full_page=True)
+
+
+def test_demo_is_marked_and_hiding_it_says_so(page, shots):
+    overview = page.inner_text("#board-overview")
+    assert "Demo / synthetic data in the BD-HazardVLM, SafeRelBench columns (marked demo)" in overview
+    heads = page.eval_on_selector_all("#board-overview table.overview th", "hs => hs.map(h => h.innerText.trim())")
+    assert [h for h in heads if "demo" in h] == ["BD-HazardVLM demo\nCategory accuracy (%)",
+                                                  "SafeRelBench demo\nSSR (task + safety) (%)"]
+    models = column(page, "overview", "model", table="overview")
+    assert models.count("fixed:reference") == 1  # one row per model: the prompt variant is not a second model
+    tab(page, "SafeRelBench", "saferelbench")
+    assert column(page, "saferelbench", "variant") == ["base"] * 3
+    page.check("#hide-demo")
+    tab(page, "BD-HazardVLM", "bd_hazardvlm")
+    page.wait_for_selector("#board-bd_hazardvlm .hk-no-real", state="visible")
+    assert "No non-demo results yet" in page.inner_text("#board-bd_hazardvlm")
+    page.screenshot(path=shots / "bd_demo_hidden.png", full_page=True)
+    tab(page, "Overview")
+    models = column(page, "overview", "model", table="overview")
+    assert "alpha-vl" in models and "fixed:reference" not in models and "majority" not in models
+    assert not page.locator("#board-overview .hk-no-real").is_visible()  # real MovSafeBench rows remain
+    page.uncheck("#hide-demo")
+
+
+def test_a_demo_only_board_says_so_and_hiding_demo_leaves_a_message(browser, app, tmp_path, shots):
+    """A leaderboard holding demo results only (what `make demo` serves): the Overview says every row is demo;
+    with demo hidden it says there are no non-demo results yet, instead of an empty table."""
+    from eval_kit.leaderboard.results import read_table, write_table
+
+    data = tmp_path / "demo-only"
+    data.mkdir()
+    write_table(data / "results.parquet", [r for r in read_table(app["data"] / "results.parquet") if r["synthetic"]])
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "MPLBACKEND": "Agg"}
+    for name in ("SPACE_ID", "HAZARDKIT_REFERENCES"):
+        env.pop(name, None)
+    with (tmp_path / "serve.log").open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "builder.cli", "leaderboard", "serve", "--space-dir", str(data),
+                                 "--references", f"saferelbench={ROOT / 'manifests' / 'saferelbench' / 'demo.jsonl'}",
+                                 "--score-timeout", "0", "--port", str(port)], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT)
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    try:
+        _wait_served(f"http://127.0.0.1:{port}/", proc, tmp_path / "serve.log")
+        demo = context.new_page()
+        demo.set_default_timeout(TIMEOUT_MS)
+        demo.goto(f"http://127.0.0.1:{port}/")
+        demo.wait_for_selector("#board-overview table.overview tbody tr", state="attached")
+        text = demo.inner_text("#board-overview")
+        assert "Demo / synthetic data only: every result shown is a demo run, not a benchmark result" in text
+        demo.screenshot(path=shots / "overview_demo_only.png", full_page=True)
+        demo.check("#hide-demo")
+        demo.wait_for_selector("#board-overview .hk-no-real", state="visible")
+        assert "No non-demo results yet" in demo.inner_text("#board-overview")
+        assert demo.eval_on_selector_all("#board-overview table.overview tbody tr",
+                                         "rs => rs.filter(r => r.offsetParent !== null).length") == 0
+        demo.screenshot(path=shots / "overview_demo_hidden.png", full_page=True)
+    finally:
+        context.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)
+
+
+def _wait_served(url: str, proc, log: Path) -> None:
+    deadline = time.monotonic() + 300  # a loaded machine: starting Gradio can take minutes
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"the server did not start: {log.read_text()[-3000:]}")
+        time.sleep(0.5)
+
+
+def test_a_run_from_a_local_folder_shows_its_folder_name_never_its_path(page, app, shots):
+    """`eval --model /home/.../internvl3` (here: a server that serves the model by its path, as vLLM does by
+    default), zipped and uploaded: the board shows `internvl3`; the path is nowhere on the page."""
+    import zipfile
+
+    from tests.chat_stub import ChatStub
+
+    served = app["tmp"] / "home" / "ux3" / "private-models" / "internvl3"
+    served.mkdir(parents=True)
+    run = app["tmp"] / "local-run"
+    with ChatStub(lambda body: "Answer: B") as server:
+        hk("eval", "movsafebench", "-m", served, "-b", "openai", "--data", app["refs"], "--out", run,
+           "--base-url", server.url, "--api-key-env", "HK_NO_KEY", "--no-progress", "--text-only")
+    archive = app["tmp"] / "local-run.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for file in run.iterdir():
+            zf.write(file, f"local-run/{file.name}")
+    text = submit(page, archive, "")
+    assert text.startswith("ok: 60 predictions"), text
+    tab(page, "MovSafeBench", "movsafebench")
+    wait_text(page, "#board-movsafebench table.ranking", "internvl3")
+    assert "internvl3" in column(page, "movsafebench", "model")
+    page.screenshot(path=shots / "tab_movsafebench_local_folder.png", full_page=True)
+    for where in ("body",):
+        assert "private-models" not in page.inner_text(where) and "private-models" not in page.content()
+
+
+
+def test_two_users_uploading_the_same_bytes_each_keep_their_upload(browser, app, shots):
+    """Gradio stores identical bytes once: when one user submits, the other's pending upload of the same file
+    stays until that user submits too."""
+    same = predictions(app["refs"], app["tmp"] / "same-bytes.jsonl", right_every=6)
+    contexts = [browser.new_context(viewport={"width": 1440, "height": 1000}) for _ in range(2)]
+    try:
+        pages = []
+        for context in contexts:
+            p = context.new_page()
+            p.set_default_timeout(TIMEOUT_MS)
+            p.goto(app["url"])
+            p.wait_for_selector("#board-overview table.overview tbody tr", state="attached")
+            pages.append(p)
+        for p, name in zip(pages, ("twin-a", "twin-b"), strict=True):
+            tab(p, "Submit")
+            p.fill("#submit-model textarea, #submit-model input", name)
+            set_file(p, "#submit-file", same, sync_api.TimeoutError)
+        texts = []
+        for p in pages:
+            before = result_text(p)
+            p.click("#submit-button")
+            p.wait_for_function("([sel, old]) => { const t = document.querySelector(sel); return t && t.value && "
+                                "t.value !== old; }", arg=["#submit-result textarea", before])
+            texts.append(result_text(p))
+        assert all(t.startswith("ok: 60 predictions") for t in texts), texts
+        tab(pages[1], "MovSafeBench", "movsafebench")
+        wait_text(pages[1], "#board-movsafebench table.ranking", "twin-b")
+        assert {"twin-a", "twin-b"} <= set(column(pages[1], "movsafebench", "model"))
+        uploads = app["data"] / "uploads"
+        assert not [f for f in uploads.rglob("same-bytes.jsonl")]  # both submitted: the shared file is gone
+    finally:
+        for context in contexts:
+            context.close()

@@ -58,8 +58,9 @@ def test_results_table_rows_and_headlines(site):
     assert all(r["dataset_revision"].startswith("sha256:") for r in rows)
     bd = json.loads(by[("bd_hazardvlm", "fixed:no_major_hazard")]["result_json"])
     assert by[("bd_hazardvlm", "fixed:no_major_hazard")]["headline"] == bd["category"]["accuracy"]
-    assert by[("saferelbench", "fixed:reference [base]")]["headline"] == 1.0
-    assert by[("saferelbench", "fixed:empty [base]")]["headline"] == 0.0
+    assert by[("saferelbench", "fixed:reference")]["headline"] == 1.0
+    assert by[("saferelbench", "fixed:empty")]["headline"] == 0.0
+    assert json.loads(by[("saferelbench", "fixed:empty")]["result_json"])["variant"] == "base"  # a column, not a name
     assert ("bd_hazardvlm", "majority (text-only)") in by  # the text-only control is its own row
 
 
@@ -93,9 +94,11 @@ def test_saferel_board_by_relation_tables(site):
         assert heading in md
     assert "| Model | supporting | containment | proximity |" in md
     sr_table = md.split("### SR by relation")[1].split("###")[0]
-    assert re.search(r"\| fixed:reference \[base\] \| 100\.0 \| 100\.0 \| 100\.0 \|", sr_table)
-    assert re.search(r"\| fixed:empty \[base\] \| 0\.0 \| 0\.0 \| 0\.0 \|", sr_table)
-    assert "| 1 | fixed:reference [base] | baseline | 100.0 |" in md  # ranked by SSR
+    assert re.search(r"\| fixed:reference \| 100\.0 \| 100\.0 \| 100\.0 \|", sr_table)
+    assert re.search(r"\| fixed:empty \| 0\.0 \| 0\.0 \| 0\.0 \|", sr_table)
+    assert "| 1 | fixed:reference | baseline | 100.0 |" in md  # ranked by SSR
+    ranking = md.split("###")[0]
+    assert "| Prompt variant |" in ranking and "| base |" in ranking  # the variant is a column, not a name
     assert "Pairwise significance: SSR" in md and "Pairwise significance: SR" in md
     [plot] = (site / "plots").glob("saferelbench_*default_synthetic_by_relation_SSR.png")
     assert plot.stat().st_size > 1000

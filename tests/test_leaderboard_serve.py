@@ -48,15 +48,26 @@ def one_line(run: subprocess.CompletedProcess) -> str:
 def test_an_unreachable_hub_reference_is_one_line_and_exit_2(tmp_path):
     line = one_line(serve(tmp_path, "--references", "movsafebench=hf://datasets/nobody/nothing@v9.9.9",
                           "--port", str(free_port())))
-    # offline here: the one line says the Hub dataset cannot be had and how to get it, naming the setting
-    assert "nobody/nothing@v9.9.9" in line and "HAZARDKIT_REFERENCES" in line
+    # offline here: the one line says the Hub dataset cannot be had and how to get it, naming the flag it came from
+    assert "nobody/nothing@v9.9.9" in line and "--references" in line and "HAZARDKIT_REFERENCES" not in line
     assert "cannot fetch" in line or "not in the local Hugging Face cache" in line
 
 
 def test_a_missing_local_reference_is_one_line_and_exit_2(tmp_path):
     line = one_line(serve(tmp_path, "--references", f"movsafebench={tmp_path / 'nope.jsonl'}",
                           "--port", str(free_port())))
-    assert "nope.jsonl" in line and "references not found" in line
+    assert "nope.jsonl" in line and "references not found" in line and "field '--references'" in line
+
+
+def test_a_bad_environment_reference_names_the_variable(tmp_path):
+    from eval_kit.leaderboard.space.settings import SpaceSettings
+
+    with pytest.raises(BadInput, match=r"field 'HAZARDKIT_REFERENCES'.*not NAME=SOURCE"):
+        SpaceSettings.from_env({"HAZARDKIT_REFERENCES": "movsafebench"})
+    with pytest.raises(BadInput, match=r"field '--host-name'.*not a host name"):
+        from eval_kit.leaderboard.space.settings import parse_host_names
+
+        parse_host_names(["http://board.example.org:80/"], field="--host-name")
 
 
 def test_a_busy_port_is_one_line_and_exit_2(tmp_path, refs):
@@ -109,6 +120,63 @@ def test_serve_with_good_settings_listens(tmp_path, refs):
             time.sleep(0.5)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=5) as response:
             assert "hazardkit leaderboard" in json.loads(response.read())["title"]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def _get(port: int, path: str, host: str) -> tuple[int, str]:
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Host": host})
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def test_only_its_own_host_is_served_and_no_references_is_a_warning(tmp_path):
+    """A DNS-rebinding page reaches 127.0.0.1 under a name of its own: any Host but the bound address, localhost
+    and the operator's --host-name is refused before Gradio sees the request."""
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "MPLBACKEND": "Agg"}
+    for name in ("SPACE_ID", "SPACE_HOST", "HAZARDKIT_REFERENCES", "HAZARDKIT_HOST_NAMES"):
+        env.pop(name, None)
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "builder.cli", "leaderboard", "serve", "--space-dir",
+                                 str(tmp_path / "space"), "--score-timeout", "0", "--port", str(port),
+                                 "--host-name", "board.example.org"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 300  # a loaded machine: starting Gradio can take minutes
+        while True:
+            try:
+                if _get(port, "/", f"127.0.0.1:{port}")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+            time.sleep(0.5)
+        for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", "localhost.evil.example",
+                     "board.example.org.evil.example", ""):
+            for path in ("/", "/config", "/gradio_api/info"):
+                status, body = _get(port, path, host)
+                assert status == 403, (host, path, status, body[:200])
+                assert body.startswith("error: this server does not answer to Host") and '"title"' not in body
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", "board.example.org",
+                     f"BOARD.example.org:{port}"):
+            status, body = _get(port, "/config", host)
+            assert status == 200 and "hazardkit leaderboard" in body, (host, status)
+        text = log.read_text()
+        assert "warning: no references given, so every submission will be refused" in text
+        assert "refused a request for Host 'evil.example'" in text
     finally:
         proc.terminate()
         try:

@@ -113,7 +113,8 @@ def test_markdown_has_tables_breakdowns_ci_and_matrix(tmp_path):
     assert code == 0, out
     md = (tmp_path / "site" / "leaderboard.md").read_text()
     assert "## MovSafeBench: config main" in md and "## otherbench: config main" in md
-    assert "| 1 | model-a | baseline | 80.0 | [75.0, 85.0] | 10 | 0 | 0 | main | local (unreleased) | v1.0.0 |" in md
+    assert ("| 1 | model-a | baseline | 80.0 | [75.0, 85.0] | 10 | 0 (0.0%) | 0 | main | local (unreleased) | v1.0.0 |"
+            in md)  # unparsed answers: count and share
     assert md.index("model-a") < md.index("model-b")  # ranked by the headline metric
     assert "### Accuracy by scenario (paper table 3)" in md and "| model-a | 80.0 | 40.0 |" in md
     p = binomtest(20, 20, 0.5).pvalue

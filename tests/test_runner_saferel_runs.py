@@ -81,7 +81,8 @@ def test_prompt_variant_is_in_the_request_key_and_the_prompt(tmp_path):
                     "--prompt-variant", "cautious", "--out", tmp_path / "x")
     assert code == 2 and "no prompt variant 'cautious'" in text
     result = scores(tmp_path / "risk_aware")
-    assert result["model"] == "ref [risk_aware]" and result["by_variant"].keys() == {"risk_aware"}
+    assert result["model"] == "ref" and result["variant"] == "risk_aware"  # the variant is a field, not a name
+    assert result["by_variant"].keys() == {"risk_aware"}
 
 
 def test_text_only_flag_changes_nothing_in_the_requests(tmp_path):

@@ -156,7 +156,7 @@ def compute_scores(
         if len(seq) != n:
             raise ValueError(f"{name} has {len(seq)} entries, references has {n}")
 
-    result: dict[str, Any] = {"num_samples": n}
+    result: dict[str, Any] = {"num_samples": n, "unparsed": sum(p is None for p in predictions)}
 
     # hazard presence: secondary, always next to the majority-class baseline
     truth_hp = [bool(r["hazard_present"]) for r in references]

@@ -18,6 +18,9 @@ from eval_kit.runners.backends.factory import BACKENDS
 @click.option("--model", "-m", default=None,
               help="Hub id or local folder (transformers, vllm), served model name (openai), or for "
                    "--backend baseline one of random, majority, fixed:<label>.")
+@click.option("--model-name", default=None, metavar="NAME",
+              help="The name metadata.json, the leaderboard and exports show (default: the Hub id, or a local "
+                   "folder's own name; never its path, which stays in run.json).")
 @click.option("--backend", "-b", default=None, type=click.Choice(BACKENDS),
               help="How to run the model (required unless a --preset gives it).")
 @click.option("--out", "-o", default=None, type=click.Path(path_type=Path, file_okay=False),
@@ -96,7 +99,7 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
                  max_new_tokens: int, max_pixels: int, seed: int, max_failures: str, base_url: str | None,
                  api_key_env: str, concurrency: int, max_retries: int, retry_backoff: float, timeout: float,
                  max_response_bytes: int | None, image_format: str | None, device: str | None,
-                 no_progress: bool, retry_after_cap: float | None = None) -> None:
+                 no_progress: bool, retry_after_cap: float | None = None, model_name: str | None = None) -> None:
     """Run MODEL on BENCHMARK (movsafebench, bd-hazardvlm, saferelbench), logging every raw answer.
 
     The raw log is keyed by sample id and a hash of (dataset revision, prompt, model, generation
@@ -132,6 +135,11 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
     base_url, api_key_env = options["base_url"], options["api_key_env"]  # a SafeRel API preset sets both
     parsed_model_args, parsed_gen_kwargs = options["model_args"], options["gen_kwargs"]
     assert benchmark is not None and out is not None  # checked by resolve_run_options
+    from eval_kit.display_names import display_name
+
+    shown, name_note = display_name(model, model_name)
+    if name_note:
+        click.echo(f"note: {name_note}", err=True)
     budget = harness.FailureBudget.parse(max_failures)
     harness.BatchSize.parse(batch_size)  # a wrong value is refused before anything loads
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
@@ -158,7 +166,7 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
                                   retry_after_cap=retry_after_cap)
             summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
                                   batch_size=batch_size, revision=revision, progress=not no_progress,
-                                  max_failures=budget, preset=options["preset"])
+                                  max_failures=budget, preset=options["preset"], display_name=shown)
     except BaseException:
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # a setup error leaves no empty run folder behind

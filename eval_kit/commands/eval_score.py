@@ -35,10 +35,10 @@ def score_run_command(run_dir: Path, as_json: bool, n_bootstrap: int, seed: int)
     if as_json:
         click.echo(json.dumps(result))
         return
-    from eval_kit.leaderboard.boards import board_for, lookup
+    from eval_kit.leaderboard.boards import board_for, coverage_text, lookup
 
     board = board_for(result["benchmark"])
     headline = lookup(result, board.headline)
     click.echo(f"{result['benchmark']} / {result['model']}: {board.headline_label} "
-               f"{'-' if headline is None else f'{100 * headline:.1f}%'} on {result.get('num_samples')} samples"
+               f"{'-' if headline is None else f'{100 * headline:.1f}%'} {coverage_text(result, board)}"
                f"{' (partial run)' if result.get('partial') else ''}; full result in {run_dir / 'scores.json'}")

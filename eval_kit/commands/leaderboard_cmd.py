@@ -80,7 +80,7 @@ def _space_options(command):
 def _settings(space_dir: Path | None, references: tuple[str, ...], **overrides):
     from eval_kit.leaderboard.space.settings import SpaceSettings, parse_references
 
-    refs = parse_references(";".join(references)) if references else None
+    refs = parse_references(";".join(references), origin="--references") if references else None
     return SpaceSettings.from_env(data_dir=space_dir, references=refs, **overrides)
 
 
@@ -106,12 +106,15 @@ def _settings(space_dir: Path | None, references: tuple[str, ...], **overrides):
 @click.option("--upload-ttl", type=click.FloatRange(min=1), default=None,
               help="Seconds an upload that did not become a submission is kept [env HAZARDKIT_UPLOAD_TTL, "
                    "default 600].")
+@click.option("--host-name", "host_names", multiple=True, metavar="NAME",
+              help="A host name the app answers to besides --host and localhost (a domain or proxy in front of it; "
+                   "repeatable); requests naming any other Host are refused [env HAZARDKIT_HOST_NAMES].")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=7860, show_default=True)
 def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: float | None, max_rows: int | None,
           daily_limit: int | None, score_timeout: float | None, moderation: bool | None,
           trusted_proxies: tuple[str, ...], disk_cap_mb: float | None, upload_ttl: float | None, host: str,
-          port: int) -> None:
+          port: int, host_names: tuple[str, ...] = ()) -> None:
     """Serve the leaderboard web app (Gradio; `pip install hazardkit[space]`): tables, submissions, About.
 
     Before it listens, it checks the port, the data folder and results table, and every benchmark's
@@ -135,7 +138,14 @@ def serve(space_dir: Path | None, references: tuple[str, ...], max_upload_mb: fl
         settings.trusted_proxies = parse_proxies(trusted_proxies, field="--trusted-proxy")
     if disk_cap_mb is not None:
         settings.disk_cap_bytes = int(disk_cap_mb * 2**20) or None
+    if host_names:
+        from eval_kit.leaderboard.space.settings import parse_host_names
+
+        settings.host_names = (*settings.host_names, *parse_host_names(host_names, field="--host-name"))
     lb = preflight(settings, host, port)
+    if not lb.benchmarks():
+        click.echo("warning: no references given, so every submission will be refused; pass --references "
+                   "NAME=SOURCE (or set HAZARDKIT_REFERENCES)", err=True)
     click.echo(f"serving on http://{host}:{port}/ (references: {', '.join(lb.benchmarks()) or 'none'})")
     try:
         launch(settings, lb, server_name=host, server_port=port, ssr_mode=False)

@@ -41,6 +41,34 @@ class Board:
     significance: tuple[tuple[str, str], ...] = (("correct", ""),)
     note: str = ""
     extra: dict = field(default_factory=dict)
+    # what the headline is a share of: the result key of that count and its unit ("edited images"), shown next
+    # to every headline; and the result key counting answers the parser could not read (count and share shown)
+    headline_over: str = "num_samples"
+    headline_over_label: str = "samples"
+    unparsed: str | None = "unparsed"
+    unparsed_over: str = "num_samples"  # the count the unparsed answers are a share of
+
+
+def coverage(result: dict[str, Any], board: Board) -> dict[str, Any]:
+    """What a headline is over: {"over": count, "unit": "edited images", "unparsed": count or None,
+    "samples": all samples, "share": unparsed / samples or None}."""
+    samples = lookup(result, board.unparsed_over)
+    over = lookup(result, board.headline_over)
+    unparsed = lookup(result, board.unparsed) if board.unparsed else None
+    count = isinstance(samples, int) and not isinstance(samples, bool) and samples > 0
+    known = isinstance(unparsed, int) and not isinstance(unparsed, bool)
+    return {"over": over if isinstance(over, int) and not isinstance(over, bool) else samples,
+            "unit": board.headline_over_label, "samples": samples if count else None,
+            "unparsed": unparsed if known else None, "share": unparsed / samples if known and count else None}
+
+
+def coverage_text(result: dict[str, Any], board: Board) -> str:
+    """ "on 75 edited images; 83 of 83 answers unparsed (100.0%)": the words every printed headline carries."""
+    c = coverage(result, board)
+    text = f"on {c['over']} {c['unit']}"
+    if c["unparsed"] is not None and c["samples"]:
+        text += f"; {c['unparsed']} of {c['samples']} answers unparsed ({100 * c['share']:.1f}%)"
+    return text
 
 
 def board_for(benchmark: str) -> Board:

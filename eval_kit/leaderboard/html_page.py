@@ -30,10 +30,11 @@ OPTIONAL_COLUMNS = (("type", "Type", True), ("backend", "Backend", True), ("ci",
 KNOWN_BACKENDS = ("transformers", "vllm", "openai", "lmms-eval", "baseline")
 
 CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
-.hk-board table{border-collapse:collapse;margin:0.4em 0 1.2em;font-size:13px}
+.hk-board table{border-collapse:collapse;margin:0.4em 0 1.2em;font-size:12.5px}
 .hk-board .hk-scroll{max-width:100%;overflow-x:auto}
-.hk-board th,.hk-board td{border:1px solid #d4d4d4;padding:3px 5px;text-align:left;vertical-align:top}
-.hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:8em}
+.hk-board th,.hk-board td{border:1px solid #d4d4d4;padding:3px;text-align:left;vertical-align:top}
+.hk-board th{background:#eef1f7;font-weight:600;white-space:normal;max-width:5.8em;
+ font-size:12px}
 .hk-board th.sortable{cursor:pointer}.hk-board th.sortable:hover{background:#dde3f0}
 .hk-board th[data-dir=asc]::after{content:" \\25B2"}.hk-board th[data-dir=desc]::after{content:" \\25BC"}
 .hk-board td.num,.hk-board th.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -44,7 +45,8 @@ CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
 .hk-board td.sig{background:#ffe08a}.hk-board td.diag{color:#aaa;text-align:center}
 .hk-board td.model{min-width:7em;max-width:22em;overflow-wrap:break-word}
 .hk-board td a{color:#1a4fb5;padding:0;margin:0}
-.hk-board td.rev{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
+.hk-board td.rev{font-family:ui-monospace,monospace;font-size:12px;overflow-wrap:anywhere;max-width:5.5em}
+.hk-board td.num.c-ci,.hk-board td.num.c-counter{white-space:normal}
 .hk-board .note{color:#555;margin:0.3em 0}.hk-board .legend{color:#555;font-size:12px;margin:0.2em 0 0.6em}
 .hk-board .status{background:#fff3cd;border:1px solid #e0c36a;padding:4px 8px;font-weight:600}
 .hk-board .meta{color:#444;background:#f4f6fa;border:1px solid #dfe3ea;padding:4px 8px;margin:0.3em 0 0.8em}
@@ -58,7 +60,12 @@ CSS = """.hk-board{font-family:system-ui,sans-serif;color:#222;font-size:14px}
 .hk-nav{position:sticky;top:0;z-index:5;background:#1f2d4d;color:#fff;padding:6px 12px;display:flex;
  flex-wrap:wrap;gap:0.4em 1.2em;align-items:center;font-size:14px}
 .hk-nav a{color:#fff;text-decoration:none;font-weight:600}.hk-nav a:hover{text-decoration:underline}
-.hk-nav select{font-size:13px}.hk-nav .updated{margin-left:auto;color:#cfd8ea}"""
+.hk-nav select{font-size:13px}.hk-nav .updated{margin-left:auto;color:#cfd8ea}
+.hk-board .demo-tag{background:#fff3cd;border:1px solid #e0c36a;border-radius:3px;font-size:11px;padding:0 3px;
+ font-weight:600;color:#6b5200}
+.hk-no-real{display:none}
+body:has(#hide-demo:checked) .hk-overview:not(:has(tbody tr[data-synthetic="0"])) .hk-no-real,
+body:has(#hide-demo:checked) .hk-board:not(:has(.hk-cell[data-synthetic="0"])) > .hk-no-real{display:block}"""
 
 JS = """(function(){if(window.hkBoard)return;window.hkBoard=true;
 function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th),b=t.tBodies[0],
@@ -138,8 +145,9 @@ def ranking_table(section: dict[str, Any]) -> str:
     meta = section["meta"]
     heads = ['<th class="sortable num c-rank">#</th>', '<th class="sortable c-model">Model</th>',
              '<th class="sortable c-type">Type</th>', '<th class="sortable c-backend">Backend</th>',
+             *(['<th class="sortable c-variant">Prompt variant</th>'] if "variant" in section["keys"] else []),
              f'<th class="sortable num c-headline">{e(board.headline_label)} (%)</th>',
-             '<th class="num c-ci">95% CI</th>', '<th class="sortable num c-samples">Samples</th>']
+             '<th class="num c-ci">95% CI</th>', f'<th class="sortable num c-samples">{e(section["head"][5])}</th>']
     heads += [f'<th class="sortable num c-metric">{e(title)}</th>' for _, title in board.columns]
     heads += [f'<th class="sortable num c-counter">{e(title)}</th>' for _, title in board.counters]
     heads += ['<th class="sortable c-config">Config</th>', '<th class="sortable c-version">Dataset version</th>',
@@ -162,6 +170,7 @@ def ranking_table(section: dict[str, Any]) -> str:
         tds = [f'<td class="num c-rank"{_v(float(m["rank"]) if m["rank"] != "-" else None)}>{e(m["rank"])}</td>',
                _model_cell(m), f'<td class="c-type">{e(m["type"])}</td>',
                f'<td class="c-backend">{e(m.get("backend") or "-")}</td>',
+               *([f'<td class="c-variant">{e(m.get("variant") or "-")}</td>'] if "variant" in section["keys"] else []),
                f'<td class="num c-headline{head_cls}"{_v(m["headline"])}>{pct(m["headline"])}</td>',
                f'<td class="num c-ci">{e(cells[4])}</td>',
                f'<td class="num c-samples"{_v(float(cells[5]))}>{e(cells[5])}</td>']
@@ -171,7 +180,7 @@ def ranking_table(section: dict[str, Any]) -> str:
             tds.append(f'<td class="num c-metric{cls}"{_v(value)}>{e(cells[6 + j])}</td>')
         for j in range(len(board.counters)):
             text = cells[6 + n_cols + j]
-            tds.append(f'<td class="num c-counter"{_v(float(text)) if text != "-" else ""}>{e(text)}</td>')
+            tds.append(f'<td class="num c-counter"{_v(float(text.split()[0])) if text != "-" else ""}>{e(text)}</td>')
         base = 6 + n_cols + len(board.counters)
         version = "unreleased" if cells[base + 1] == "local (unreleased)" else cells[base + 1]
         tds += [f'<td class="c-config">{e(cells[base])}</td>', f'<td class="c-version">{e(version)}</td>',
@@ -292,7 +301,8 @@ def overview_table(ov: dict[str, Any], combo: str | None = None) -> str:
     heads = ['<th class="sortable num c-rank">#</th>', '<th class="sortable c-model">Model</th>',
              '<th class="sortable c-type">Type</th>', '<th class="sortable c-backend">Backend</th>']
     for col in ov["columns"]:
-        heads.append(f'<th class="sortable num" title="{e(col["title"])}">{e(col["name"])}<br>'
+        tag = ' <span class="demo-tag">demo</span>' if col.get("synthetic") else ""
+        heads.append(f'<th class="sortable num" title="{e(col["title"])}">{e(col["name"])}{tag}<br>'
                      f'<small>{e(col["label"])} (%)</small></th>')
     heads += ['<th class="sortable num">Mean rank</th>', '<th class="sortable num">Benchmarks</th>']
     body = []
@@ -317,9 +327,14 @@ def overview_table(ov: dict[str, Any], combo: str | None = None) -> str:
         body.append(f"<tr{_row_attrs(r['meta'])}>{''.join(tds)}</tr>")
     if not ov["rows"]:
         return f'<div class="hk-overview"{attr}><p class="note">No results yet.</p></div>'
-    return (f'<div class="hk-overview"{attr}><p class="note">{e(ov["note"])}</p><div class="hk-scroll">'
-            f'<table class="overview sortable-table"><thead><tr>{"".join(heads)}</tr></thead>'
+    warning = f'<p class="status hk-demo-note">{e(ov["demo_warning"])}</p>' if ov.get("demo_warning") else ""
+    return (f'<div class="hk-overview"{attr}>{warning}<p class="note">{e(ov["note"])}</p>{NO_REAL}'
+            f'<div class="hk-scroll"><table class="overview sortable-table"><thead><tr>{"".join(heads)}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div></div>')
+
+
+# shown (by CSS) where "hide demo data" leaves a table with no row: an empty table must not look like a bug
+NO_REAL = '<p class="note hk-no-real">No non-demo results yet: every result here is demo / synthetic data.</p>'
 
 
 def filter_bar(backends: list[str] | None = None) -> str:

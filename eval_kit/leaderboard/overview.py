@@ -20,7 +20,8 @@ def overview(sections: dict[str, dict[str, Any] | None], titles: dict[str, str])
         label = s["board"].headline_label
         where = f"config {s['config'] or 'unknown'}, {s['version_label']}" + (" (demo)" if s["synthetic"] else "")
         columns.append({"benchmark": benchmark, "name": titles.get(benchmark, benchmark), "label": label,
-                        "title": f"{titles.get(benchmark, benchmark)}, {where}: {label}"})
+                        "title": f"{titles.get(benchmark, benchmark)}, {where}: {label}",
+                        "synthetic": bool(s["synthetic"])})
         for m in s["meta"]:
             entry = per_model.setdefault(m["model"], {"meta": m, "cells": [None] * len(present)})
             current = entry["cells"][j]
@@ -34,7 +35,9 @@ def overview(sections: dict[str, dict[str, Any] | None], titles: dict[str, str])
         found = [int(c["rank"]) for c in entry["cells"] if c is not None]
         if not found:
             continue
-        meta = {**entry["meta"], "label": model}
+        # a row is demo when every result it shows is: hidden with "hide demo data", never mistaken for real
+        shown = [present[j][1]["synthetic"] for j, c in enumerate(entry["cells"]) if c is not None]
+        meta = {**entry["meta"], "label": model, "synthetic": all(shown)}
         rows.append({"model": model, "meta": meta, "cells": entry["cells"], "covered": len(found),
                      "mean_rank": sum(found) / len(found)})
     rows.sort(key=lambda r: (-r["covered"], r["mean_rank"], r["model"]))
@@ -44,4 +47,13 @@ def overview(sections: dict[str, dict[str, Any] | None], titles: dict[str, str])
     note = ("One row per model: each benchmark's headline at the chosen dataset version (95% CI and the rank "
             "within that benchmark's table beside it; blank: no result). Ordered by the number of benchmarks "
             "with a result, then by the mean of those ranks.")
-    return {"columns": columns, "rows": rows, "note": note}
+    demo = [c["name"] for c in columns if c["synthetic"]]
+    if demo and len(demo) == len(columns):
+        warning = ("Demo / synthetic data only: every result shown is a demo run, not a benchmark result. "
+                   "Real results appear here once submitted.")
+    elif demo:
+        warning = (f"Demo / synthetic data in the {', '.join(demo)} column{'s' * (len(demo) > 1)} (marked demo): "
+                   "not benchmark results.")
+    else:
+        warning = ""
+    return {"columns": columns, "rows": rows, "note": note, "demo_warning": warning}

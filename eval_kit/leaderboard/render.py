@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from eval_kit.errors import BadInput
 from eval_kit.jsonl import atomic_write_bytes, atomic_write_text
-from eval_kit.leaderboard.boards import Board, board_for, lookup
+from eval_kit.leaderboard.boards import Board, board_for, coverage, lookup
 from eval_kit.leaderboard.provenance import DEFAULT_CONFIG, NAME_PATTERN, SYNTHETIC_CONFIG, checked_name
 from eval_kit.leaderboard.significance import pairwise_matrix
 from eval_kit.textreport import pct
@@ -26,12 +27,25 @@ def _ci(result: dict[str, Any], board: Board) -> str:
     return f"[{pct(ci[0])}, {pct(ci[1])}]" if ci and None not in ci else "-"
 
 
-def _labels(rows: list[dict[str, Any]]) -> list[str]:
-    """Model names, with the run added where one model has several runs."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["model"]] = counts.get(r["model"], 0) + 1
-    return [r["model"] if counts[r["model"]] == 1 else f"{r['model']} [{r['run']}]" for r in rows]
+def _counter(result: dict[str, Any], board: Board, key: str) -> str:
+    """A counter's cell: the count, and for unparsed answers their share too ("3 (5.0%)")."""
+    value = lookup(result, key)
+    if value is None:
+        return "-"
+    if key == board.unparsed and (share := coverage(result, board)["share"]) is not None:
+        return f"{value} ({100 * share:.1f}%)"
+    return str(value)
+
+
+def _labels(rows: list[dict[str, Any]], variants: list[Any] | None = None) -> list[str]:
+    """Model names, with the run added where one model has several runs of the same prompt variant (runs of
+    other variants are told apart by the Prompt variant column, not by a second name)."""
+    variants = variants or [None] * len(rows)
+    counts: dict[tuple, int] = {}
+    for r, v in zip(rows, variants, strict=True):
+        counts[(r["model"], v)] = counts.get((r["model"], v), 0) + 1
+    return [r["model"] if counts[(r["model"], v)] == 1 else f"{r['model']} [{r['run']}]"
+            for r, v in zip(rows, variants, strict=True)]
 
 
 def _values(result: dict[str, Any], key: str, metric: str | None = None) -> dict[str, Any]:
@@ -203,16 +217,17 @@ def build_section(cell: Any, out: Path, *, plots: bool = True, top: int = TOP, r
     board = board_for(benchmark)
     brows = sorted(cell.rows, key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["model"], r["run"]))
     results = [result_of(r) for r in brows]
-    labels = _labels(brows)
-    head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", "Samples",
+    variants = [res.get("variant") if isinstance(res.get("variant"), str) else None for res in results]
+    labels = _labels(brows, variants)
+    head = ["#", "Model", "Backend", f"{board.headline_label} (%)", "95% CI", board.headline_over_label.capitalize(),
             *(title for _, title in board.columns), *(title for _, title in board.counters),
             "Config", "Dataset version", "Revision"]
     keys = ["rank", "model", "backend", "headline", "ci", "samples", *(f"metric:{k}" for k, _ in board.columns),
             *(f"counter:{k}" for k, _ in board.counters), "config", "version", "revision"]
     rank = ranks([r["headline"] for r in brows])
     main = [[rank[i], label, r["backend"] or "-", pct(r["headline"]), _ci(res, board),
-             str(r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
-             *(str(v) if (v := lookup(res, k)) is not None else "-" for k, _ in board.counters),
+             str(coverage(res, board)["over"] or r["num_samples"]), *(pct(lookup(res, k)) for k, _ in board.columns),
+             *(_counter(res, board, k) for k, _ in board.counters),
              r.get("config") or "unknown", r.get("dataset_version") or "local (unreleased)",
              r.get("dataset_revision") or "unknown"]
             for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
@@ -221,6 +236,11 @@ def build_section(cell: Any, out: Path, *, plots: bool = True, top: int = TOP, r
         keys.append("editor")
         for cells_, res in zip(main, results, strict=True):
             cells_.append(_editors(res))
+    if any(variants):  # SafeRelBench: one model, one row per prompt variant
+        head.append("Prompt variant")
+        keys.append("variant")
+        for cells_, v in zip(main, variants, strict=True):
+            cells_.append(v or "-")
     if any(r.get("link") for r in brows):  # submitted through the app: the model's link, as text
         head.append("Link")
         keys.append("link")
@@ -230,7 +250,8 @@ def build_section(cell: Any, out: Path, *, plots: bool = True, top: int = TOP, r
              "backend": r.get("backend"), "type": model_type(r), "text_only": bool(r.get("text_only")),
              "synthetic": bool(r.get("synthetic")), "revision": r.get("dataset_revision"),
              "revision_short": short_revision(r.get("dataset_revision")), "added_at": r.get("added_at"),
-             "headline": r["headline"], "ci": (r["ci_low"], r["ci_high"]), "settings": _settings_text(res)}
+             "headline": r["headline"], "ci": (r["ci_low"], r["ci_high"]), "settings": _settings_text(res),
+             "variant": variants[i]}
             for i, (label, r, res) in enumerate(zip(labels, brows, results, strict=True))]
     breakdowns = []
     bkeys = board.breakdowns or tuple((k, k.replace("_", " "), ()) for k in sorted(
@@ -329,10 +350,25 @@ _MD_SPECIAL = str.maketrans({"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;"
                              "\r": " "})
 
 
+# what GitHub's renderer (cmark-gfm with its autolink extension) turns into a link inside plain text: a URL
+# (http://, https://, ftp://), `www.`, an e-mail address (also after mailto: or xmpp:). `<...>` autolinks
+# cannot form: `<` is always written as an entity.
+_LINK_FORM = re.compile(r"(?i)://|www\.|@")
+
+
 def md_text(text: str) -> str:
     """Text as Markdown that renders as that text: no raw HTML (a model named `<script>` shows as such),
-    no link or image (`](` and `][` are broken), no table break (`|`, newlines)."""
-    return str(text).translate(_MD_SPECIAL).replace("](", "]\\(").replace("][", "]\\[")
+    no link or image (`](` and `][` are broken), no table break (`|`, newlines).
+
+    Text holding a link form (`https://...`, `www.`, an e-mail address) becomes a code span: GFM autolinks
+    text after inline parsing, through backslash escapes and entities alike, but never inside code."""
+    text = str(text).replace("\r", " ").replace("\n", " ")
+    if _LINK_FORM.search(text):
+        longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+        fence = "`" * (longest + 1)
+        code = text.replace("|", "\\|")  # inside code only `|` needs escaping (a table's cell separator)
+        return f"{fence} {code} {fence}"
+    return text.translate(_MD_SPECIAL).replace("](", "]\\(").replace("][", "]\\[")
 
 
 def markdown(sections: list[dict[str, Any]]) -> str:

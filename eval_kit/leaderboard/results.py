@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eval_kit.display_names import reduce_paths
 from eval_kit.errors import BadInput
 from eval_kit.leaderboard.boards import board_for, lookup
 from eval_kit.leaderboard.provenance import checked_ci, checked_fraction, checked_name, checked_text, provenance
@@ -60,7 +61,7 @@ def result_row(result: Any, *, source: str, model: str | None = None, run: str |
     if not isinstance(model, str) or not model:
         raise BadInput("result names no model", path=source, field="model",
                        fix="pass --model NAME, or score a run folder with `hazardkit score run`")
-    model = checked_text(model, "model", source, required=True)
+    model = reduce_paths(checked_text(model, "model", source, required=True))  # a shown name is never a path
     run = run or result.get("run") or Path(str(result.get("predictions") or source)).stem
     run = checked_text(str(run), "run", source, required=True)
     backend = checked_text(backend or result.get("backend"), "backend", source)
@@ -102,7 +103,11 @@ def read_table(path: Path) -> list[dict[str, Any]]:
     if missing:
         raise BadInput(f"results table lacks column(s) {', '.join(missing)}", path=path)
     present = [c for c in COLUMNS if c in table.column_names]
-    return [{c: row.get(c) for c in COLUMNS} for row in table.select(present).to_pylist()]
+    rows = [{c: row.get(c) for c in COLUMNS} for row in table.select(present).to_pylist()]
+    for row in rows:  # a row added by an older version may name its model by a local path: never shown
+        if isinstance(row.get("model"), str):
+            row["model"] = reduce_paths(row["model"])
+    return rows
 
 
 def _schema():

@@ -26,6 +26,7 @@ class Problem:
     field: str | None = None
     fix: str | None = None
     priority: int = 0  # listed before the rest when above 0: the cause first (revision, then wrong config)
+    group: str | None = None  # problems of one kind on many lines (a schema rule): a few shown, the rest counted
 
     def __str__(self) -> str:
         """One line, each part bounded (a 50 MB id is quoted as an excerpt, never whole)."""
@@ -61,11 +62,110 @@ def _schema_problems(schema: str, obj: Any, path: str, line: int | None,
     problems = []
     for field, errs in by_field.items():
         if field == "(answer)":
-            problems.append(Problem(path, no_answer[0], line, no_answer[1], fix=no_answer[2]))
+            problems.append(Problem(path, no_answer[0], line, no_answer[1], fix=no_answer[2], group="schema:answer"))
             continue
         best = jsonschema.exceptions.best_match(errs)
-        problems.append(Problem(path, best.message, line, field))
+        problems.append(Problem(path, best.message, line, field, group=f"schema:{field}:{best.validator}"))
     return problems
+
+
+SAME_PROBLEM_EXAMPLES = 3  # lines shown of one kind of problem found on many lines; the rest are counted
+
+
+def collapse_groups(problems: list[Problem]) -> list[Problem]:
+    """Problems of one kind (`group`) on more than SAME_PROBLEM_EXAMPLES + 1 lines: the first few, then one
+    line counting the rest ("... and 80 more lines with the same problem in field 'prediction'")."""
+    counts: dict[str, int] = {}
+    for pr in problems:
+        if pr.group:
+            counts[pr.group] = counts.get(pr.group, 0) + 1
+    out: list[Problem] = []
+    kept: dict[str, list[Problem]] = {}
+    for pr in problems:
+        if not pr.group or counts[pr.group] <= SAME_PROBLEM_EXAMPLES + 1:
+            out.append(pr)
+            continue
+        shown = kept.setdefault(pr.group, [])
+        if len(shown) < SAME_PROBLEM_EXAMPLES:
+            shown.append(pr)
+            out.append(pr)
+    for group, shown in kept.items():
+        rest = [pr for pr in problems if pr.group == group][len(shown):]
+        lines = [pr.line for pr in rest if pr.line is not None]
+        span = f" (lines {min(lines)}-{max(lines)})" if lines else ""
+        out.append(Problem(shown[0].path, f"... and {len(rest)} more lines with the same problem{span}", None,
+                           shown[0].field))
+    return out
+
+
+def _first_of_each_group(problems: list[Problem]) -> list[Problem]:
+    """One example per kind of problem, saying on how many other lines it recurs."""
+    firsts: dict[str, Problem] = {}
+    counts: dict[str, int] = {}
+    for pr in problems:
+        if pr.group:
+            firsts.setdefault(pr.group, pr)
+            counts[pr.group] = counts.get(pr.group, 0) + 1
+    return [Problem(pr.path, pr.message + (f" (and on {counts[g] - 1} more lines)" if counts[g] > 1 else ""), pr.line,
+                    pr.field, pr.fix) for g, pr in firsts.items()]
+
+
+def _fits(checker: SubmissionChecker, obj: dict[str, Any]) -> bool:
+    """Whether one prediction line is valid for `checker`'s benchmark (schema, fields, labels)."""
+    return (not _schema_problems(checker.prediction_schema, obj, "", None) and not set(obj) - checker.fields
+            and not checker.label_problems(obj))
+
+
+def wrong_benchmark(checker: SubmissionChecker, p: str, objects: list[tuple[int, dict[str, Any]]],
+                    bad_lines: int) -> Problem | None:
+    """One diagnosis line when most lines do not fit this benchmark's format but fit another's ("are these
+    MovSafeBench predictions?"), else None."""
+    from eval_kit import registry
+    from eval_kit.leaderboard.checker import checker_for
+
+    if not objects or 2 * bad_lines <= len(objects):
+        return None
+    sample = [obj for _, obj in objects[:20]]
+    for bench in registry.benchmarks():
+        try:
+            other = checker_for(bench.name)
+        except Exception:  # a benchmark without a checker cannot be the answer
+            continue
+        if other.benchmark == checker.benchmark or not other.prediction_schema:
+            continue
+        if all(_fits(other, obj) for obj in sample):
+            cli = bench.name.replace("_", "-")
+            return Problem(p, f"{bad_lines} of {len(objects)} lines do not fit the {checker.benchmark} prediction "
+                              f"format: are these {bench.title} predictions? (the first {len(sample)} lines fit "
+                              "its format)", None, "prediction",
+                           fix=f"validate them as {bench.title}: hazardkit validate {cli} -r REFERENCES -p {p}",
+                           priority=3)
+    return None
+
+
+def _code_points(text: str) -> str:
+    """The non-ASCII characters of `text` as code points ("U+0065 U+0301"), what a repr cannot show."""
+    return " ".join(f"U+{ord(c):04X}" for c in text if ord(c) > 127) or "none"
+
+
+def normalisation_problem(p: str, sample_id: str, number: int, by_form: dict[str, dict[str, str]]) -> Problem | None:
+    """A Problem when `sample_id` equals a reference id once both are Unicode-normalised (NFC or NFD): it
+    names the two forms and shows their code points, since both print alike."""
+    import unicodedata
+
+    for form in ("NFC", "NFD", "NFKC"):
+        ref = by_form[form].get(unicodedata.normalize(form, sample_id))
+        if ref is None or ref == sample_id:
+            continue
+        mine = next((f for f in ("NFC", "NFD") if unicodedata.normalize(f, sample_id) == sample_id), "neither NFC "
+                    "nor NFD")
+        theirs = next((f for f in ("NFC", "NFD") if unicodedata.normalize(f, ref) == ref), "another form")
+        return Problem(p, f"id {sample_id!r} differs from reference id {ref!r} only by Unicode normalisation: "
+                          f"written in {mine} here ({_code_points(sample_id)}), in {theirs} in the references "
+                          f"({_code_points(ref)})", number, "id",
+                       fix=f"write ids exactly as the dataset stores them, e.g. unicodedata.normalize("
+                           f"{theirs!r}, id)" if theirs in ("NFC", "NFD") else "copy the id from the dataset")
+    return None
 
 
 def scan_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
@@ -208,6 +308,8 @@ def check_predictions(checker: SubmissionChecker, path: Path, reference_ids: set
     p = str(path)
     unknown: list[tuple[int, str]] = []
     objects, problems = scan_jsonl(path)
+    by_form: dict[str, dict[str, str]] | None = None  # reference ids by normal form, built on the first miss
+    schema_bad = 0
     first_line: dict[str, int] = {}
     seen: dict[str, dict[str, Any]] = {}
     for number, obj in objects:
@@ -221,6 +323,7 @@ def check_predictions(checker: SubmissionChecker, path: Path, reference_ids: set
                 if not any(pr.field == field for pr in line_problems):
                     line_problems.append(Problem(p, message, number, field, fix))
         problems.extend(line_problems)
+        schema_bad += any(pr.group for pr in line_problems)
         sample_id = obj.get("id")
         if not isinstance(sample_id, str) or not sample_id:
             continue
@@ -236,7 +339,19 @@ def check_predictions(checker: SubmissionChecker, path: Path, reference_ids: set
         first_line[key] = number
         seen[key] = obj
         if reference_ids is not None and sample_id not in reference_ids:
-            unknown.append((number, sample_id))
+            if by_form is None:
+                import unicodedata
+
+                by_form = {f: {unicodedata.normalize(f, r): r for r in reference_ids} for f in ("NFC", "NFD", "NFKC")}
+            normal = normalisation_problem(p, sample_id, number, by_form)
+            if normal is not None:
+                problems.append(normal)
+            else:
+                unknown.append((number, sample_id))
+    diagnosis = wrong_benchmark(checker, p, objects, schema_bad)
+    if diagnosis is not None:  # the ids and labels of another benchmark: its schema problems say nothing more
+        return [diagnosis, *_first_of_each_group(problems)], len(objects)
+    problems = collapse_groups(problems)
     if reference_ids is not None and unknown:
         problems += unknown_id_problems(p, unknown, len(seen), config, other_configs)
     if reference_ids is not None and objects:

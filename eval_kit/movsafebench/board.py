@@ -16,6 +16,7 @@ def board() -> Board:
                     ("by_source", "Accuracy by source benchmark (paper table 5)", spec.SOURCE_BENCHMARKS)),
         plots=("by_scenario", "by_category"),
         counters=(("unparsed", "Unparsed"), ("missing", "Missing")),
+        headline_over="num_edited", headline_over_label="edited images",
         note="Total = accuracy over edited images (no_edit excluded). 95% CI: cluster bootstrap over source "
              "images. Significance: exact McNemar on paired per-sample correctness, Holm-adjusted.",
     )

@@ -36,7 +36,7 @@ def score_run_dir(run_dir: Path, *, n_bootstrap: int = 1000, seed: int = 0) -> d
     predictions, _ = harness.write_submission(run_dir, identity, parse=task.parse, task=task)
     failed = harness.failed_ids(run_dir)
     result = entry.part("score_run")(task, predictions, n_bootstrap=n_bootstrap, seed=seed)
-    label = identity["model"] + (f" [{identity['variant']}]" if entry.variants and identity.get("variant") else "")
+    label = harness.run_display_name(run_dir, identity)  # the prompt variant is a column of its own, not a name
     label += " (text-only)" if identity.get("text_only") and entry.has_images else ""
     result.update({
         "model": label, "run": run_dir.resolve().name, "backend": identity["backend"],

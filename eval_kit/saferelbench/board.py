@@ -12,6 +12,7 @@ def board() -> Board:
         benchmark="saferelbench", title="SafeRelBench", headline="SSR", headline_label="SSR (task + safety)",
         columns=(("SR", "SR (%)"), ("SRec", "SRec (%)"), ("SSR/SR", "SSR/SR (%)")),
         counters=(("unparsed", "Unparsed"), ("missing", "Missing")),
+        headline_over="n", headline_over_label="episodes", unparsed_over="n",
         breakdowns=(("by_relation", "SR by relation", spec.RELATIONS, "SR"),
                     ("by_relation", "SSR by relation", spec.RELATIONS, "SSR"),
                     ("by_relation", "SRec by relation", spec.RELATIONS, "SRec"),

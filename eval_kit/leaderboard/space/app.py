@@ -109,7 +109,8 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
                     backend = gr.Dropdown(choices=["", *BACKENDS], value="", label="Backend (if the upload does "
                                           "not say)", allow_custom_value=True, elem_id="submit-backend")
                 with gr.Row():
-                    model = gr.Textbox(label="Model name (if the upload does not say)", max_length=200,
+                    model = gr.Textbox(label="Model name (used when the upload's metadata.json names none, or names "
+                                             "a local path; otherwise metadata.json's name wins)", max_length=200,
                                        elem_id="submit-model")
                     link = gr.Textbox(label="Link (model card or paper)", max_length=200, elem_id="submit-link")
                 upload = gr.File(label="predictions.jsonl or run folder .zip", file_types=[".jsonl", ".zip"],
@@ -147,6 +148,17 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
         gr.Timer(POLL_SECONDS).tick(show, inputs=[seen, *pickers], outputs=outputs, concurrency_limit=None,
                                     show_progress="hidden")
 
+        from eval_kit.leaderboard.space.guard import UploadClaims, discard_upload
+
+        claims = UploadClaims()  # identical bytes share one path: a file goes when its last holder is done
+
+        def claim(file: str | None, request: gr.Request) -> None:
+            claims.claim(file, getattr(request, "session_hash", None))
+
+        def leave(request: gr.Request) -> None:
+            for path in claims.release_all(getattr(request, "session_hash", None)):
+                discard_upload(path, settings.uploads)
+
         def submit(file: str | None, bench: str, model_name: str, link_text: str, backend_name: str,
                    request: gr.Request) -> tuple[str, Any, Any]:
             user = _user(request)
@@ -155,26 +167,30 @@ def build_app(settings: SpaceSettings, lb: Leaderboard | None = None) -> Any:
             try:
                 outcome = lb.submit(Path(file) if file else None, Path(file).name if file else None, bench or "",
                                     model_name or "", link_text or "", backend_name or "", user=user)
-            finally:  # stored (once, in the submission store) or refused: Gradio's copy goes
-                from eval_kit.leaderboard.space.guard import discard_upload
-
-                discard_upload(file, settings.uploads)
+            finally:  # stored (once, in the submission store) or refused: Gradio's copy goes, unless another
+                # page still holds the same bytes (Gradio stores them once)
+                if claims.release(file, getattr(request, "session_hash", None)):
+                    discard_upload(file, settings.uploads)
             # the file box is cleared too: its server copy is gone, a second click would only say so
             if outcome.row is None:
                 return outcome.text, gr.update(visible=False), None
             return outcome.text, gr.update(value=views.row_html(outcome.row), visible=True), None
 
-        submit.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
+        for fn in (submit, claim, leave):
+            fn.__annotations__["request"] = gr.Request  # a real class: Gradio injects the request
+        upload.upload(claim, inputs=[upload], outputs=None, concurrency_limit=None, show_progress="hidden")
+        demo.unload(leave)
         button.click(submit, inputs=[upload, benchmark, model, link, backend], outputs=[result, added, upload],
                      concurrency_limit=1).then(show, inputs=[seen, *pickers], outputs=outputs,
                                                concurrency_limit=None, show_progress="hidden")
     return demo
 
 
-def prepare_host(settings: SpaceSettings) -> dict[str, Any]:
+def prepare_host(settings: SpaceSettings, server_name: str | None = None) -> dict[str, Any]:
     """What the server needs before Gradio starts: uploads in the app's own folder (GRADIO_TEMP_DIR, read when
-    the app is built), X-Forwarded-For trusted only from the operator's proxies, the stray-upload sweeper, and
-    the upload guard (returned as `launch` keyword arguments)."""
+    the app is built), X-Forwarded-For trusted only from the operator's proxies, the stray-upload sweeper, the
+    Host check (`server_name`: the bound address, default GRADIO_SERVER_NAME or 127.0.0.1) and the upload
+    guard (returned as `launch` keyword arguments)."""
     from starlette.middleware import Middleware
 
     from eval_kit.leaderboard.space import guard
@@ -186,7 +202,10 @@ def prepare_host(settings: SpaceSettings) -> dict[str, Any]:
     middleware = Middleware(guard.UploadGuard, uploads=settings.uploads, store=settings.submissions,
                             max_request_bytes=2 * settings.max_upload_bytes + guard.MULTIPART_SLACK,
                             disk_cap_bytes=settings.disk_cap_bytes, max_age_s=settings.upload_ttl_s)
-    return {"app_kwargs": {"middleware": [middleware]}}
+    bound = server_name or os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1"
+    hosts = Middleware(guard.HostGuard, hosts=guard.allowed_hosts(bound, settings.host_names),
+                       any_ip=bound.strip().strip("[]") in guard.WILDCARDS)
+    return {"app_kwargs": {"middleware": [hosts, middleware]}}
 
 
 def gradio_copies(demo: Any) -> set[str]:
@@ -200,7 +219,7 @@ def launch(settings: SpaceSettings | None = None, lb: Leaderboard | None = None,
     """Build and serve the app; options go to `Blocks.launch` (server_name, server_port, ...). `lb`: a
     Leaderboard already checked and warmed (what `serve` does before it listens)."""
     settings = settings or SpaceSettings.from_env()
-    host = prepare_host(settings)
+    host = prepare_host(settings, options.get("server_name"))
     demo = build_app(settings, lb)
     from eval_kit.leaderboard.space.guard import UploadSweeper
 

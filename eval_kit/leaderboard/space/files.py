@@ -57,6 +57,7 @@ scored by the hazardkit library (`hazardkit validate` and `hazardkit score run`)
 | `HAZARDKIT_SCORE_TIMEOUT` | seconds a submission may take to validate and score (0: no limit) | 20 |
 | `HAZARDKIT_MODERATION` | `1`: scored submissions wait for `hazardkit leaderboard approve` | 0 |
 | `HAZARDKIT_RESULTS_REPO` | ORG/NAME of a Hub dataset repo that also keeps results.parquet | none |
+| `HAZARDKIT_HOST_NAMES` | other host names the app answers to (comma-separated; SPACE_HOST is added) | none |
 
 SOURCE is a path in the Space or `hf://datasets/ORG/NAME[@REVISION]` (fetched with huggingface_hub), e.g.
 `movsafebench=hf://datasets/ORG/movsafebench@v1.0.0#default`.

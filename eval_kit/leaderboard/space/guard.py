@@ -5,9 +5,17 @@ folder, a sweep of uploads that never became submissions, a disk cap, and which 
   every POST to /gradio_api/upload there, submitted or not; `UploadSweeper` removes files older than the
   upload time-to-live, and the submit handler removes its upload as soon as the submission is stored (the
   store keeps the one copy: `submissions/<id>/upload.*`).
+- Gradio keeps identical bytes at one path (`uploads/<sha256>/<name>`), so two users who upload the same file
+  share it: `UploadClaims` records which page sessions hold each upload, and a submission removes the file
+  only when no other session still holds it (the sweep removes it once it expires).
 - `UploadGuard` (ASGI middleware in front of Gradio) refuses an upload request that has no Content-Length,
   is larger than one upload may be, or would take the upload folder and the submission store over the disk
   cap (HTTP 411 / 413 / 507, with a one-line body).
+- `HostGuard` (ASGI middleware) answers only requests whose Host header names the app: its bound address,
+  `localhost`, the names the operator gives (`--host-name`, HAZARDKIT_HOST_NAMES) and a Space's own domain
+  (SPACE_HOST); any IP address as well when it listens on all interfaces (0.0.0.0 / ::), since a browser
+  sends an IP Host only to a page loaded from that address. Anything else is 403: a DNS-rebinding page (a
+  hostile domain that resolves to 127.0.0.1) cannot read or drive a server bound to localhost.
 - The client address: uvicorn rewrites it from X-Forwarded-For only when the connection comes from an
   address in FORWARDED_ALLOW_IPS, which defaults to localhost (so anyone on the host, or a local tunnel,
   could be any number of users). `trust_proxies` sets it to exactly the proxies the operator names, and to
@@ -91,6 +99,53 @@ def discard_upload(path: str | Path | None, folder: Path) -> None:
         pass
 
 
+class UploadClaims:
+    """Which page sessions hold each uploaded file (one path for identical bytes): a file is removed after a
+    submission only when its last holder has submitted, cleared it or left."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders: dict[str, set[str]] = {}
+
+    @staticmethod
+    def _key(path: str | Path) -> str:
+        return os.path.realpath(str(path))
+
+    def claim(self, path: str | Path | None, session: str | None) -> None:
+        if path and session:
+            with self._lock:
+                self._holders.setdefault(self._key(path), set()).add(session)
+
+    def release(self, path: str | Path | None, session: str | None) -> bool:
+        """Drop `session`'s hold on `path`; True when nobody else holds it (the file may go)."""
+        if not path:
+            return False
+        key = self._key(path)
+        with self._lock:
+            holders = self._holders.get(key, set())
+            holders.discard(session or "")
+            if holders:
+                return False
+            self._holders.pop(key, None)
+            return True
+
+    def release_all(self, session: str | None) -> list[str]:
+        """Drop every hold of a session that left; the paths nobody holds any more."""
+        freed = []
+        with self._lock:
+            for key, holders in list(self._holders.items()):
+                if session in holders:
+                    holders.discard(session)
+                    if not holders:
+                        del self._holders[key]
+                        freed.append(key)
+        return freed
+
+    def held(self, path: str | Path) -> bool:
+        with self._lock:
+            return bool(self._holders.get(self._key(path)))
+
+
 class UploadSweeper:
     """A daemon thread that sweeps the upload folder every `every_s` seconds."""
 
@@ -169,6 +224,73 @@ class UploadGuard:
             log.warning("upload refused: the disk cap of %s is reached", human_size(self.disk_cap_bytes))
             return 507, "error: the leaderboard's storage is full; try again later (the operator is told)"
         return None
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def allowed_hosts(bound: str | None, names: Iterable[str] = ()) -> frozenset[str]:
+    """The Host names (lower-case, no port) a server bound to `bound` answers to, besides `names`."""
+    bound = (bound or "127.0.0.1").strip().lower().strip("[]")
+    found = {"localhost", bound, *(n.strip().lower().rstrip(".").strip("[]") for n in names if n and n.strip())}
+    if bound in ("127.0.0.1", "localhost"):
+        found |= {"127.0.0.1", "localhost"}
+    if bound in ("::1",):
+        found |= {"::1", "localhost"}
+    return frozenset(found)
+
+
+def host_of(header: bytes | None) -> str | None:
+    """The host part of a Host header, lower-case, without the port or IPv6 brackets (None: absent)."""
+    if not header:
+        return None
+    text = header.decode("latin-1").strip().lower()
+    if text.startswith("["):
+        return text[1:].partition("]")[0]
+    return text.rpartition(":")[0] if text.count(":") == 1 else text
+
+
+def _is_ip(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+class HostGuard:
+    """ASGI middleware: refuses (403, one line) every HTTP or WebSocket request whose Host is not one of `hosts`
+    (or, when `any_ip`, an IP address)."""
+
+    def __init__(self, app: Any, *, hosts: frozenset[str], any_ip: bool = False) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.any_ip = any_ip
+
+    def allows(self, header: bytes | None) -> bool:
+        host = host_of(header)
+        if host is None:
+            return False
+        host = host.rstrip(".")
+        return host in self.hosts or (self.any_ip and _is_ip(host))
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        header = dict(scope.get("headers") or []).get(b"host")
+        if scope.get("type") in ("http", "websocket") and not self.allows(header):
+            shown = (header or b"").decode("latin-1")[:80]
+            log.warning("refused a request for Host %r (not one this app answers to)", shown)
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            text = (f"error: this server does not answer to Host {shown!r}; the operator adds a name with "
+                    "`hazardkit leaderboard serve --host-name NAME` (or HAZARDKIT_HOST_NAMES)\n")
+            await send({"type": "http.response.start", "status": 403,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+            await send({"type": "http.response.body", "body": text.encode()})
+            return
+        await self.app(scope, receive, send)
 
 
 def trust_proxies(proxies: Iterable[str]) -> None:

@@ -119,6 +119,7 @@ class Leaderboard:
                backend: str = "", user: str = "anonymous") -> Outcome:
         """Check the limits, store the upload with its sha256, validate and score it; never raises."""
         from eval_kit import registry
+        from eval_kit.display_names import looks_like_path, reduce_paths
         from eval_kit.leaderboard.provenance import checked_text
         from eval_kit.leaderboard.space.uploads import check_run_zip, read_upload
 
@@ -129,6 +130,9 @@ class Leaderboard:
             bench = registry.get(benchmark)
             self.references(bench.name)
             model = checked_text((model or "").strip(), "model") or ""
+            if looks_like_path(model):
+                raise BadInput(f"the model name {model[:60]!r} holds a local path; names are shown to everyone",
+                               field="model", fix=f"use a plain name, e.g. {reduce_paths(model)}")
             link = checked_text((link or "").strip(), "link") or ""
             if link and not _LINK.fullmatch(link):
                 raise BadInput("link must be an http(s) URL without spaces", field="link",
@@ -202,7 +206,7 @@ class Leaderboard:
 
     def _score(self, record: dict[str, Any], upload: Path) -> tuple[dict[str, Any], list[str]]:
         from eval_kit import registry
-        from eval_kit.leaderboard.boards import board_for
+        from eval_kit.leaderboard.boards import board_for, coverage_text
         from eval_kit.leaderboard.checker import checker_for
         from eval_kit.leaderboard.provenance import dataset_version
         from eval_kit.leaderboard.results import result_row
@@ -252,7 +256,8 @@ class Leaderboard:
         board = board_for(benchmark)
         ci = "" if row["ci_low"] is None else f" [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
         headline = "-" if row["headline"] is None else f"{100 * row['headline']:.1f}%"
-        lines = [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci}",
+        lines = [f"ok: {n} predictions for {benchmark} (config {config}): {board.headline_label} {headline}{ci} "
+                 f"{coverage_text(result, board)}",
                  *sent["notes"]]
         if registry.get(benchmark).retry_policies:
             lines.append(retry_note(metadata, result))
@@ -365,7 +370,11 @@ class Leaderboard:
 def submitted_metadata(record: dict[str, Any], metadata: Path | None) -> dict[str, Any]:
     """What the submission says about itself: model, backend, text_only, settings, model revision, variant and
     dataset revision from its metadata.json where present (already validated against the schema); the
-    form's values only fill in what the metadata leaves out. `notes`: one line per form value not used."""
+    form's values only fill in what the metadata leaves out. `notes`: one line per form value not used.
+
+    The model name is the exception: metadata.json's name wins, unless it holds a local path (a run made
+    before `eval --model-name` existed); then the form's name wins, or the path's last component."""
+    from eval_kit.display_names import looks_like_path, reduce_paths
     from eval_kit.strictjson import read_json
 
     meta: dict[str, Any] = {}
@@ -376,6 +385,11 @@ def submitted_metadata(record: dict[str, Any], metadata: Path | None) -> dict[st
     chosen = {}
     for name in ("model", "backend"):
         sent, typed = meta.get(name), record.get(name) or None
+        if name == "model" and isinstance(sent, str) and looks_like_path(sent):
+            chosen[name] = typed or reduce_paths(sent)
+            notes.append(f"note: metadata.json names the model by a local path; shown as {chosen[name]!r} "
+                         + ("(the form's Model name)" if typed else "(the folder's name; set Model name to choose)"))
+            continue
         chosen[name] = sent or typed
         if sent and typed and sent != typed:
             notes.append(f"note: {name} {sent!r} is taken from metadata.json (the form's {typed!r} is not used)")

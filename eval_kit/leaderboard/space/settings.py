@@ -20,6 +20,9 @@ Environment (every one optional):
   HAZARDKIT_DISK_CAP_MB      most megabytes the upload folder and the stored submissions may hold together;
                              uploads past it are refused (default 2048; 0: no cap)
   HAZARDKIT_UPLOAD_TTL       seconds an upload that did not become a submission is kept (default 600)
+  HAZARDKIT_HOST_NAMES       comma-separated host names the app answers to besides its bound address and
+                             `localhost` (a domain in front of it; a Space's own domain, SPACE_HOST, is added);
+                             a request with any other Host header is refused (DNS rebinding)
   HF_TOKEN                   (secret) token for private reference repos
 """
 
@@ -45,6 +48,7 @@ class Reference:
     benchmark: str
     source: str
     config: str | None = None
+    origin: str = field(default="HAZARDKIT_REFERENCES", compare=False)  # the flag or variable it came from
 
     @property
     def hub_id(self) -> str | None:
@@ -61,19 +65,20 @@ class Reference:
         if self.hub_id is None:
             path = Path(self.source)
             if not path.exists():
-                raise BadInput("references not found", path=path, field="HAZARDKIT_REFERENCES",
+                raise BadInput("references not found", path=path, field=self.origin,
                                fix=f"point {self.benchmark} at a dataset folder or {HUB_PREFIX}ORG/NAME")
             return path
         from eval_kit.hub_data import fetch
 
         # the same fetch as every `--references` option (offline-aware, one-line errors), plus the release
         # manifest (the dataset version a row shows) and root JSON Lines references
-        return fetch(self.hub_id, self.hub_revision, config=self.config, field="HAZARDKIT_REFERENCES", token=token,
+        return fetch(self.hub_id, self.hub_revision, config=self.config, field=self.origin, token=token,
                      extra_patterns=("release-manifest.json", "*.jsonl")).path
 
 
-def parse_references(text: str) -> dict[str, Reference]:
-    """`movsafebench=./movsafebench#default; bd-hazardvlm=hf://datasets/org/bd@v1.0.0#demo_annotations`."""
+def parse_references(text: str, origin: str = "HAZARDKIT_REFERENCES") -> dict[str, Reference]:
+    """`movsafebench=./movsafebench#default; bd-hazardvlm=hf://datasets/org/bd@v1.0.0#demo_annotations`;
+    `origin`: the flag or variable the text came from, named by every error about it."""
     from eval_kit import registry
 
     found: dict[str, Reference] = {}
@@ -83,19 +88,25 @@ def parse_references(text: str) -> dict[str, Reference]:
             continue
         name, sep, source = item.partition("=")
         if not sep or not source.strip():
-            raise BadInput(f"{item[:60]!r} is not NAME=SOURCE", field="HAZARDKIT_REFERENCES",
+            raise BadInput(f"{item[:60]!r} is not NAME=SOURCE", field=origin,
                            fix="e.g. movsafebench=./movsafebench#default")
-        bench = registry.get(name.strip())
+        try:
+            bench = registry.get(name.strip())
+        except BadInput as exc:
+            raise BadInput(exc.detail, field=origin, fix=exc.fix) from None
         source, _, config = source.strip().partition("#")
         if source.startswith(HUB_PREFIX):
             repo, _, revision = source[len(HUB_PREFIX):].partition("@")
             if not _HUB_ID.fullmatch(repo) or (revision and not _REVISION.fullmatch(revision)):
-                raise BadInput(f"{source[:80]!r} is not {HUB_PREFIX}ORG/NAME[@REVISION]", field="HAZARDKIT_REFERENCES")
+                raise BadInput(f"{source[:80]!r} is not {HUB_PREFIX}ORG/NAME[@REVISION]", field=origin)
         if config:
             from eval_kit.leaderboard.provenance import checked_name
 
-            checked_name(config, "config")
-        found[bench.name] = Reference(bench.name, source, config or None)
+            try:
+                checked_name(config, "config")
+            except BadInput as exc:
+                raise BadInput(exc.detail, field=origin, fix=exc.fix) from None
+        found[bench.name] = Reference(bench.name, source, config or None, origin)
     return found
 
 
@@ -116,6 +127,24 @@ def parse_proxies(text: str | list[str] | tuple[str, ...], field: str = "HAZARDK
                            fix="e.g. 10.0.0.5 or 10.0.0.0/8 (the proxy's address as the app sees it)") from None
         found.append(item)
     return tuple(found)
+
+
+def parse_host_names(text: str | list[str] | tuple[str, ...], field: str = "HAZARDKIT_HOST_NAMES"
+                     ) -> tuple[str, ...]:
+    """Host names (`board.example.org, 10.0.0.5`) the app answers to, lower-case, without a port."""
+    items = re.split(r"[,\s]+", text) if isinstance(text, str) else [x for t in text for x in re.split(r"[,\s]+", t)]
+    found = []
+    for item in (i.strip().lower().rstrip(".") for i in items):
+        if not item:
+            continue
+        if not _HOST_NAME.fullmatch(item):
+            raise BadInput(f"{item[:60]!r} is not a host name", field=field,
+                           fix="a name without scheme, port or path, e.g. board.example.org")
+        found.append(item)
+    return tuple(found)
+
+
+_HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\]")
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
@@ -149,6 +178,7 @@ class SpaceSettings:
     trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For names the client
     disk_cap_bytes: int | None = 2048 * 1024 * 1024  # uploads + stored submissions (None: no cap)
     upload_ttl_s: float = 600.0  # an upload not submitted within this is removed
+    host_names: tuple[str, ...] = ()  # Host headers answered besides the bound address and localhost
 
     @property
     def uploads(self) -> Path:
@@ -179,6 +209,8 @@ class SpaceSettings:
             trusted_proxies=parse_proxies(env.get("HAZARDKIT_TRUSTED_PROXIES", "")),
             disk_cap_bytes=int(_number(env, "HAZARDKIT_DISK_CAP_MB", 2048) * 1024 * 1024) or None,
             upload_ttl_s=_number(env, "HAZARDKIT_UPLOAD_TTL", 600) or 600.0,
+            host_names=parse_host_names(env.get("HAZARDKIT_HOST_NAMES", ""))
+            + parse_host_names(env.get("SPACE_HOST", ""), field="SPACE_HOST"),
         )
         for key, value in overrides.items():
             if value is not None:

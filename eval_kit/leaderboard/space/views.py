@@ -156,7 +156,7 @@ class Views:
                 shown = sections[0]["version_label"]
                 head = hp.meta_line(versions=f"{shown} shown; all versions: {hp.versions_summary(found)}",
                                     updated=self.updated())
-                text = (f"<div class='hk-board'>{head}"
+                text = (f"<div class='hk-board'>{head}{hp.NO_REAL}"
                         + "".join(hp.section_html(s, "svg") for s in sections) + "</div>")
             self._html[key] = (signature, text)
             return text
@@ -216,7 +216,9 @@ def submit_help(lb: Leaderboard) -> str:
         "against the references too). Check it first with `hazardkit validate BENCHMARK -r REFERENCES -p FILE`: "
         "the app reports problems exactly as that command does (file, line, field, fix).", "",
         "From a run folder's `metadata.json`, the model name, backend, settings and dataset revision are taken as "
-        "written: the form's Model name and Backend only fill in what the metadata leaves out.", "",
+        "written: the form's Model name and Backend only fill in what the metadata leaves out. The one exception: "
+        "a metadata.json that names the model by a local path (written before `hazardkit eval --model-name`); "
+        "then the form's Model name wins, else the folder's name. A local path is never shown.", "",
         f"Limits: {human_size(s.max_upload_bytes)} per upload, {s.max_rows} lines, one pending submission per "
         f"user, {s.daily_limit} submissions per user per 24 hours."
         + (" Submissions are reviewed by an operator before they are listed." if s.moderation else ""),
