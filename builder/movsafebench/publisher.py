@@ -238,7 +238,7 @@ def build_from_input(path: Path) -> dict[str, Any] | None:
     info = read_build(path)
     if info is None:
         return None
-    return {k: info[k] for k in ("run", "acceptance", "scope") if k in info}
+    return {k: info[k] for k in ("run", "acceptance", "scope", "obstacles") if k in info}
 
 
 def is_compositor(editor: Any) -> bool:

@@ -164,6 +164,27 @@ def acceptance_cells(run_dir: str | Path) -> dict[str, dict[str, dict[str, int]]
     return {s: dict(sorted(c.items())) for s, c in sorted(cells.items())}
 
 
+def obstacle_counts(run_dir: Path) -> dict[str, Any]:
+    """Placements kept off known obstacle boxes: `moved` (objects of the run's accepted jobs, the edited rows,
+    whose mask the plan moved along its row, layout.avoid_obstacles), `skipped` (layouts the plan skipped because
+    every column would cover an obstacle, from the plan's stats file; None when the plan left none), `sources`
+    (sources with boxes)."""
+    from builder.movsafebench.hazardforge.plan import plan_stats_path
+    from builder.movsafebench.hazardforge.runstore import RunStore
+    from eval_kit.strictjson import read_json
+
+    moved = sum(1 for r in RunStore(run_dir).records() if r.get("status") == "accepted"
+                for e in r.get("edits") or [] if (e.get("object_size") or {}).get("moved_from"))
+    skipped = sources = None
+    info = read_json(run_dir / "run.json")
+    plan = info.get("plan") if isinstance(info, dict) else None
+    if isinstance(plan, str) and plan_stats_path(plan).is_file():
+        stats = read_json(plan_stats_path(plan))
+        if isinstance(stats, dict):
+            skipped, sources = stats.get("obstacle_skipped"), stats.get("obstacle_sources")
+    return {"moved": moved, "skipped": skipped, "sources": sources}
+
+
 def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_path: Path, scope: str
                   ) -> dict[str, Any]:
     """The build.json of an export (see the module docstring)."""
@@ -188,7 +209,7 @@ def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_pa
     with open(records_path, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return {"format": BUILD_FORMAT, "records_sha256": digest, "scope": scope, "records": len(records),
-            "run": run, "acceptance": acceptance_cells(run_dir),
+            "run": run, "acceptance": acceptance_cells(run_dir), "obstacles": obstacle_counts(run_dir),
             "image_roots": sorted(str(r) for r in roots)}
 
 
