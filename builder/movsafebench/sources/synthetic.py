@@ -518,8 +518,8 @@ def write_synthetic_sources(
 
     The file is a source manifest like every adapter's (schema `movsafebench_source`): id, dataset
     "synthetic", path (relative to the manifest's folder), sha256, gt_action, agent, the true vanishing_point
-    {x, y} (the plan uses it instead of detecting one), ego_hood (none: the scenes have no ego body) and
-    extra {kind, seed, variant}.
+    {x, y} (the plan uses it instead of detecting one), ego_hood (none: the scenes have no ego body), obstacles
+    (the barriers' image boxes: the plan keeps inserted objects off them) and extra {kind, seed, variant}.
     """
     import hashlib
 
@@ -545,6 +545,7 @@ def write_synthetic_sources(
             "vanishing_point": {"x": round(scene.vanishing_point[0], 3), "y": round(scene.vanishing_point[1], 3)},
             "ego_hood": {"top": height, "height": height, "method": "synthetic"},
             "extra": {"kind": kind, "seed": scene_seed, "variant": scene.variant},
+            **({"obstacles": scene.obstacles} if scene.obstacles else {}),
         })
     import json
 
