@@ -126,7 +126,7 @@ def measure(label: str, real: Path, work: Path, args: argparse.Namespace, sheet:
     vp_ref = json.loads((real / "vp_reference.json").read_text())
     names = sorted(labels)
     if quick_photos:
-        names = [names[0], names[len(names) // 2], names[-1]]
+        names = list(dict.fromkeys([names[0], names[len(names) // 2], names[-1]]))  # fewer than 3: each once
     print(f"\n=== {label}: {real} ({len(names)} photos); work folder {work}")
 
     from builder.movsafebench.hazardforge.config import ForgeConfig
