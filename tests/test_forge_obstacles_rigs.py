@@ -66,14 +66,14 @@ def _static_near_right(obstacles):
 
 def test_a_placement_over_an_obstacle_is_moved_off_it():
     plain = _static_near_right(None)
-    right = [e for e in plain.edits if e.region == "R"][0]
+    right = next(e for e in plain.edits if e.region == "R")
     size = right.object_size
     height, base = size["height"], size["base_row"]
     width = int(np.ceil(ForgeConfig().side_aspect["human"] * height))
     # a parked car covering the left 60 % of region R on the object's rows
     car = [800, base - height, 1040, base + 1]
     layout = _static_near_right([car])
-    moved = [e for e in layout.edits if e.region == "R"][0]
+    moved = next(e for e in layout.edits if e.region == "R")
     assert moved.box != right.box and moved.object_size["moved_from"] == list(right.box)
     assert layout.params["obstacle_moves"] == 1
     x0, _, x1, _ = moved.box
@@ -81,13 +81,13 @@ def test_a_placement_over_an_obstacle_is_moved_off_it():
     for left in range(x0, x1 - width + 1):  # every column the mask allows keeps the object off the car
         assert obstacle_overlap((left, top, left + width, base + 1), car) <= 0.3
     # the unaffected object in C is not moved
-    centre = [e for e in layout.edits if e.region == "C"][0]
-    assert centre.box == [e for e in plain.edits if e.region == "C"][0].box
+    centre = next(e for e in layout.edits if e.region == "C")
+    assert centre.box == next(e for e in plain.edits if e.region == "C").box
 
 
 def test_a_placement_with_no_clear_column_is_skipped():
     plain = _static_near_right(None)
-    right = [e for e in plain.edits if e.region == "R"][0]
+    right = next(e for e in plain.edits if e.region == "R")
     base, height = right.object_size["base_row"], right.object_size["height"]
     wall = [700, base - height, 1200, base + 1]  # covers all of region R on the object's rows
     with pytest.raises(IneligibleLayout) as caught:
@@ -107,11 +107,11 @@ def test_the_compositor_keeps_its_exact_sprite_off_the_obstacles():
     from builder.movsafebench.hazardforge.editors.compositor import CompositingEditor
 
     plain = _static_near_right(None)
-    right = [e for e in plain.edits if e.region == "R"][0]
+    right = next(e for e in plain.edits if e.region == "R")
     base, height = right.object_size["base_row"], right.object_size["height"]
     car = [800, base - height, 1040, base + 1]
     layout = _static_near_right([car])
-    edit = [e for e in layout.edits if e.region == "R"][0]
+    edit = next(e for e in layout.edits if e.region == "R")
     image = Image.new("RGB", (1200, 600), (90, 90, 95))
     for seed in range(4):
         _, placement = CompositingEditor().edit_with_placement(image, edit.mask(), edit.prompt, seed,
