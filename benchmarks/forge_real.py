@@ -70,6 +70,8 @@ def main() -> int:
     parser.add_argument("--per-cell", type=int, default=6, help="jobs kept per scenario x category")
     parser.add_argument("--sheet", default=str(ROOT / "out" / "forge_real" / "contact_sheet.png"))
     parser.add_argument("--work", help="work folder (default: a temporary one)")
+    parser.add_argument("--groups", default="shared,wide,tall",
+                        help="which groups to measure: shared (the photos or their stand-in), wide, tall")
     parser.add_argument("--rig-scenes", type=int, default=12, help="synthetic scenes per other camera rig")
     parser.add_argument("--no-obstacles", action="store_true",
                         help="plan without the labelled obstacle boxes (the 'before' figure)")
@@ -83,19 +85,24 @@ def main() -> int:
     work_root = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="forge_real_"))
     work_root.mkdir(parents=True, exist_ok=True)
     sheet = Path(args.sheet)
-    groups: list[tuple[str, Path]] = []
-    if real is None:
+    wanted = set(args.groups.split(","))
+    if real is None and "shared" in wanted:
         print("note: real photos absent (looked for ../shared/real/roads with labels.json and vp_reference.json "
               "next to the checkout; pass --real DIR): measuring synthetic 'shared'-rig scenes in their place")
-        groups.append(("synthetic shared rig (fallback)", synthetic_folder("shared", work_root / "rig_shared",
-                                                                            args.rig_scenes)))
-    else:
-        groups.append(("shared photos", real))
-    for rig in ("wide", "tall"):
-        groups.append((f"synthetic {rig} rig", synthetic_folder(rig, work_root / f"rig_{rig}", args.rig_scenes)))
-    for k, (label, folder_path) in enumerate(groups):
-        group_sheet = sheet if k == 0 else sheet.with_name(f"{sheet.stem}_{label.split()[1]}{sheet.suffix}")
-        measure(label, folder_path, work_root / f"work_{k}", args, group_sheet, quick_photos=args.quick and k == 0)
+    for key in ("shared", "wide", "tall"):
+        if key not in wanted:
+            continue
+        if key == "shared":
+            label = "shared photos" if real is not None else "synthetic shared rig (fallback)"
+            folder_path = real if real is not None else synthetic_folder("shared", work_root / "rig_shared",
+                                                                         args.rig_scenes)
+            group_sheet = sheet
+        else:
+            label = f"synthetic {key} rig"
+            folder_path = synthetic_folder(key, work_root / f"rig_{key}", args.rig_scenes)
+            group_sheet = sheet.with_name(f"{sheet.stem}_{key}{sheet.suffix}")
+        measure(label, folder_path, work_root / f"work_{key}", args, group_sheet,
+                quick_photos=args.quick and key == "shared")
     return 0
 
 

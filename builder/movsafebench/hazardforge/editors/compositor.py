@@ -153,8 +153,13 @@ class CompositingEditor:
         if object_size is not None and object_size.get("obstacles") and "centre_x" not in object_size:
             from builder.movsafebench.hazardforge.layout import clear_lefts
 
-            clear = clear_lefts(x0, x1, sw, bottom - sh, bottom, object_size["obstacles"],
-                                float(object_size.get("obstacle_max_cover", 0.3)))
+            # the object's visible box is the resized sprite's opaque part, not the whole sprite rectangle
+            alpha = sprite[..., 3] > 0  # already resized to sw x sh
+            cols, rows = np.nonzero(alpha.any(axis=0))[0], np.nonzero(alpha.any(axis=1))[0]
+            ax0, ax1 = (int(cols[0]), int(cols[-1]) + 1) if len(cols) else (0, sw)
+            ay0, ay1 = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, sh)
+            clear = clear_lefts(x0 + ax0, x1 - sw + ax1, ax1 - ax0, bottom - sh + ay0, bottom - sh + ay1,
+                                object_size["obstacles"], float(object_size.get("obstacle_max_cover", 0.3))) - ax0
             if len(clear) == 0:
                 raise ValueError(f"no column of the mask box {[x0, y0, x1, y1]} keeps a {sw} px wide {category} off "
                                  "the obstacle boxes")
