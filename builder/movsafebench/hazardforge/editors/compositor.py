@@ -33,7 +33,7 @@ from builder.movsafebench.hazardforge.editors.base import check_inputs, mask_bbo
 from builder.movsafebench.hazardforge.editors.sprites import folder_sprites, load_cutout, procedural_sprite
 from builder.movsafebench.hazardforge.prompts import parse_prompt
 
-COMPOSITOR_VERSION = "2"
+COMPOSITOR_VERSION = "3"  # 3: keeps objects off the plan's obstacle boxes (issue 32)
 DIRECTIONS = ("left", "right", "forward", "backward")
 # the perspective input, one table for the plan and the editor (see config.py)
 REAL_HEIGHT_M = _CONFIG_REAL_HEIGHT_M
