@@ -9,8 +9,9 @@ Prints, against the hand references in `vp_reference.json` and `labels.json`:
   the same run: the horizon prior (W/2, H/2);
 - ego hood top error per photo, % of H (target: within 2 % on every photo);
 - share of inserted objects whose base row lies on the ground: below the reference horizon and above the
-  reference hood top (target 100 %), and the share overlapping a labelled obstacle box (more than 10 % of the
-  object's box area);
+  reference hood top (target 100 %), the share overlapping a labelled obstacle box (more than 10 % of the
+  object's box area) and the share over one by the plan's criterion (> 30 % of the smaller box), with the plan's
+  moved objects and skipped layouts;
 - the implied real height of every inserted object (its box height x camera height / (box bottom - reference
   vanishing point row)) over its category's real height: median, worst ratios, share within 0.5-2x;
 - accepted share per scenario x category (target: distance >= 50 % in every category), and the plan's
@@ -18,9 +19,19 @@ Prints, against the hand references in `vp_reference.json` and `labels.json`:
 and writes a contact sheet PNG (original | one edit per scenario, object boxes green, reference hood line red,
 reference vanishing point as a cross) to --sheet.
 
+Beside the shared photos it measures the same on synthetic renders of two other camera rigs with known truth
+(`synthetic.RIGS`: "wide", 1242 x 375 KITTI-like, and "tall", 1920 x 1280, both with a hood; vanishing point,
+hood top and obstacle boxes exact), each group reported on its own with its own contact sheet. Obstacle boxes
+(labels.json, the synthetic barriers) go into the source manifest, so the plan keeps objects off them; the
+overlap figure is "more than 30 % of the smaller box" (layout.obstacle_overlap), the plan's own criterion.
+`--no-obstacles` plans without the boxes: the "before" figure.
+
+When the shared photos are absent (a clone without ../shared beside it) it says so in one line and measures the
+synthetic rig "shared" (1280 x 720, no hood) in their place, so that the script always measures something.
+
 Usage: nice .venv/bin/python benchmarks/forge_real.py [--real DIR] [--per-cell 6] [--sheet FILE] [--work DIR]
-                                                    [--quick]
-`--quick`: 3 photos, 1 job per cell (CI). When the folder is absent it says so and exits 0 without measuring.
+                                                    [--rig-scenes 12] [--no-obstacles] [--quick]
+`--quick`: 3 photos and 2 scenes per rig, 1 job per cell (CI).
 """
 
 from __future__ import annotations
@@ -59,27 +70,75 @@ def main() -> int:
     parser.add_argument("--per-cell", type=int, default=6, help="jobs kept per scenario x category")
     parser.add_argument("--sheet", default=str(ROOT / "out" / "forge_real" / "contact_sheet.png"))
     parser.add_argument("--work", help="work folder (default: a temporary one)")
-    parser.add_argument("--quick", action="store_true", help="3 photos, 1 job per scenario x category")
+    parser.add_argument("--groups", default="shared,wide,tall",
+                        help="which groups to measure: shared (the photos or their stand-in), wide, tall")
+    parser.add_argument("--rig-scenes", type=int, default=12, help="synthetic scenes per other camera rig")
+    parser.add_argument("--no-obstacles", action="store_true",
+                        help="plan without the labelled obstacle boxes (the 'before' figure)")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 photos, 2 scenes per rig, 1 job per scenario x category")
     args = parser.parse_args()
     if args.quick:
-        args.per_cell = 1
+        args.per_cell, args.rig_scenes = 1, 2
 
     real = find_real(args.real)
-    if real is None:
-        print("real photos absent: looked for ../shared/real/roads (labels.json, vp_reference.json) next to the "
-              "checkout; pass --real DIR. Nothing measured.")
-        return 0
-    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="forge_real_"))
+    work_root = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="forge_real_"))
+    work_root.mkdir(parents=True, exist_ok=True)
+    sheet = Path(args.sheet)
+    wanted = set(args.groups.split(","))
+    if real is None and "shared" in wanted:
+        print("note: real photos absent (looked for ../shared/real/roads with labels.json and vp_reference.json "
+              "next to the checkout; pass --real DIR): measuring synthetic 'shared'-rig scenes in their place")
+    for key in ("shared", "wide", "tall"):
+        if key not in wanted:
+            continue
+        if key == "shared":
+            label = "shared photos" if real is not None else "synthetic shared rig (fallback)"
+            folder_path = real if real is not None else synthetic_folder("shared", work_root / "rig_shared",
+                                                                         args.rig_scenes)
+            group_sheet = sheet
+        else:
+            label = f"synthetic {key} rig"
+            folder_path = synthetic_folder(key, work_root / f"rig_{key}", args.rig_scenes)
+            group_sheet = sheet.with_name(f"{sheet.stem}_{key}{sheet.suffix}")
+        measure(label, folder_path, work_root / f"work_{key}", args, group_sheet,
+                quick_photos=args.quick and key == "shared")
+    return 0
+
+
+def synthetic_folder(rig: str, folder: Path, n: int) -> Path:
+    """`n` road scenes of camera rig `rig` as JPEGs with labels.json / vp_reference.json in the shared photos'
+    format (exact truth: vanishing point, hood top, obstacle boxes)."""
+    from builder.movsafebench.sources.synthetic import render_rig_scene
+
+    folder.mkdir(parents=True, exist_ok=True)
+    labels, vp_ref = {}, {}
+    for seed in range(n):
+        scene = render_rig_scene(rig, seed)
+        name = f"{rig}_{seed:03d}.jpg"
+        scene.image.save(folder / name, quality=92)
+        w, h = scene.image.size
+        labels[name] = {"W": w, "H": h, "hood_top": int(scene.hood_top), "obstacles": scene.obstacles}
+        vp_ref[name] = {"W": w, "H": h, "vp": [round(v, 2) for v in scene.vanishing_point]}
+    (folder / "labels.json").write_text(json.dumps(labels, indent=1))
+    (folder / "vp_reference.json").write_text(json.dumps(vp_ref, indent=1))
+    return folder
+
+
+def measure(label: str, real: Path, work: Path, args: argparse.Namespace, sheet: Path, *,
+            quick_photos: bool) -> None:
+    """The whole CPU pipeline on one folder of photos with hand (or synthetic) references; prints its figures."""
     work.mkdir(parents=True, exist_ok=True)
     labels = json.loads((real / "labels.json").read_text())
     vp_ref = json.loads((real / "vp_reference.json").read_text())
     names = sorted(labels)
-    if args.quick:
-        names = [names[0], names[len(names) // 2], names[-1]]
-    print(f"real photos: {real} ({len(names)} photos); work folder {work}")
+    if quick_photos:
+        names = list(dict.fromkeys([names[0], names[len(names) // 2], names[-1]]))  # fewer than 3: each once
+    print(f"\n=== {label}: {real} ({len(names)} photos); work folder {work}")
 
     from builder.movsafebench.hazardforge.config import ForgeConfig
     from builder.movsafebench.hazardforge.job import WorkerSpec
+    from builder.movsafebench.hazardforge.layout import obstacle_overlap
     from builder.movsafebench.hazardforge.plan import build_plan, read_sources
     from builder.movsafebench.hazardforge.run import run_jobs
     from builder.movsafebench.hazardforge.runstore import RunStore
@@ -87,9 +146,12 @@ def main() -> int:
     from builder.movsafebench.sources.manifest import write_manifest
     from eval_kit.movsafebench.spec import EDITED_SCENARIOS, SCENARIO_CATEGORIES
 
-    # 1. sources scan folder (with hood detection) -> manifest in the photo folder's terms
+    # 1. sources scan folder (with hood detection) -> manifest in the photo folder's terms; the labelled
+    # obstacle boxes ride along (a source's known boxes), unless --no-obstacles
     index = work / "index.jsonl"
-    index.write_text("".join(json.dumps({"id": Path(n).stem, "path": n, "gt_action": GTS[i % 3], "agent": "vehicle"})
+    index.write_text("".join(json.dumps({"id": Path(n).stem, "path": n, "gt_action": GTS[i % 3], "agent": "vehicle",
+                                         **({"obstacles": labels[n]["obstacles"]}
+                                            if labels[n]["obstacles"] and not args.no_obstacles else {})})
                              + "\n" for i, n in enumerate(names)))
     t0 = time.perf_counter()
     scan = folder.scan(index, real, dataset="drivebench", detect_hoods=True)
@@ -130,8 +192,8 @@ def main() -> int:
         x, y = vp_of[Path(name).stem]
         errors.append(100 * float(np.hypot(x - ref["vp"][0], y - ref["vp"][1])) / diag)
         prior.append(100 * float(np.hypot(ref["W"] / 2 - ref["vp"][0], ref["H"] / 2 - ref["vp"][1])) / diag)
-    print(f"\nvanishing point error, % of diagonal: median {statistics.median(errors):.2f}, p90 {pct(errors, 90):.2f}, "
-          f"max {max(errors):.2f} (targets <= 0.6 / <= 1.5); horizon-prior baseline median "
+    print(f"\nvanishing point error ({label}), % of diagonal: median {statistics.median(errors):.2f}, "
+          f"p90 {pct(errors, 90):.2f}, max {max(errors):.2f} (targets <= 0.6 / <= 1.5); horizon-prior baseline median "
           f"{statistics.median(prior):.2f}, p90 {pct(prior, 90):.2f}")
 
     # --- ego hood --------------------------------------------------------------------------------------------
@@ -156,7 +218,7 @@ def main() -> int:
           f"reference by more than 0.5 % of H: {sum(e > 0.5 for e in bound_errors)} (worst {max(bound_errors):+.2f})")
 
     # --- placement, overlap, implied height ------------------------------------------------------------------
-    on_ground = above_hood = below_horizon = overlapping = total = on_hood = 0
+    on_ground = above_hood = below_horizon = overlapping = total = on_hood = covering = moved = 0
     ratios: dict[str, list[float]] = defaultdict(list)
     free_known = free_yes = 0
     for rec in records:
@@ -180,6 +242,8 @@ def main() -> int:
             if any(max(0, min(x1, b[2]) - max(x0, b[0])) * max(0, min(y1, b[3]) - max(y0, b[1])) > 0.1 * area
                    for b in obstacles):
                 overlapping += 1
+            covering += any(obstacle_overlap(box, b) > 0.3 for b in obstacles)
+            moved += bool((edit.get("object_size") or {}).get("moved_from"))
             size = edit.get("object_size") or {}
             cam = size.get("camera_height_m", 1.5)
             if base > ref_vp_y and size and not (edit["canvas"]["pad_side"] and (x0 == 0 or x1 >= rec["width"])):
@@ -197,6 +261,9 @@ def main() -> int:
         print(f"  objects on the hood (base at or below the reference hood top): {on_hood}/{total} (target 0)")
         print(f"  overlapping a labelled obstacle (> 10 % of the object's box): {overlapping}/{total} = "
               f"{100 * overlapping / total:.1f} %")
+        print(f"  over a labelled obstacle by the plan's criterion (> 30 % of the smaller box): {covering}/{total} "
+              f"({'obstacle boxes NOT given to the plan' if args.no_obstacles else 'boxes given to the plan'}); "
+              f"moved along their row: {moved}; layouts skipped as covering one: {stats['obstacle_skipped']}")
         print(f"  free-space footprint found: {free_yes}/{free_known} placements that had an occupancy map")
     if flat:
         within = sum(0.5 <= r <= 2 for r in flat)
@@ -231,10 +298,9 @@ def main() -> int:
     if rejected:
         print("  not accepted: " + ", ".join(f"{k} x{v}" for k, v in sorted(rejected.items())))
 
-    contact_sheet(real, names, labels, vp_ref, records, store.root, Path(args.sheet),
+    contact_sheet(real, names, labels, vp_ref, records, store.root, sheet,
                   {n: placement_top(hood_of[Path(n).stem], labels[n]["H"]) for n in names})
-    print(f"\ncontact sheet: {args.sheet}")
-    return 0
+    print(f"\ncontact sheet ({label}): {sheet}")
 
 
 def contact_sheet(real: Path, names: list[str], labels: dict, vp_ref: dict, records: list[dict], run_dir: Path,
@@ -248,7 +314,8 @@ def contact_sheet(real: Path, names: list[str], labels: dict, vp_ref: dict, reco
         if rec["status"] == "accepted":
             by_source[rec["source_id"]].setdefault(rec["scenario"], rec)
     scenarios = ("static", "motion", "intrusion", "distance")
-    thumb_h = round(thumb_w * 9 / 16)
+    first = labels[names[0]]
+    thumb_h = round(thumb_w * first["H"] / first["W"])
     sheet = Image.new("RGB", (thumb_w * 5, thumb_h * len(names)), (30, 30, 30))
     for row, name in enumerate(names):
         stem = Path(name).stem

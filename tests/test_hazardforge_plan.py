@@ -46,7 +46,10 @@ def test_plan_enumerates_every_eligible_job(sources):
     # at 320x180 the distance band is +-9 rows: far objects under min_object_px are skipped, with the reason
     assert len(jobs) + stats["skipped"] == sum(EXPECTED_JOBS[i.ground_truth] for i in items)
     assert stats["skipped"] > 0 and sum(stats["skipped_reasons"].values()) == stats["skipped"]
-    assert all(k.startswith("distance/") and k.endswith(": far object too small") for k in stats["skipped_reasons"])
+    # the other skips: objects that would cover one of the scene's barriers (its obstacle boxes, issue 32)
+    assert all((k.startswith("distance/") and k.endswith(": far object too small"))
+               or k.endswith(": object would cover an obstacle") for k in stats["skipped_reasons"])
+    assert stats["obstacle_sources"] == 6
     assert "distance/human: far object too small" not in stats["skipped_reasons"]  # 1.7 m is tall enough
     assert {k: stats[k] for k in ("sources", "eligible", "vp_fallbacks", "hoods", "hood_detected")} == {
         "sources": 6, "eligible": len(jobs), "vp_fallbacks": 0, "hoods": 0, "hood_detected": 0}
@@ -76,12 +79,13 @@ def test_job_ids_are_stable_and_depend_on_inputs_and_config(sources):
 def test_plan_line_rebuilds_the_same_masks(sources):
     items = read_sources(sources)
     jobs, _ = build_plan(items, plan_dir=sources.parent)
+    obstacles = {i.id: [list(b) for b in i.obstacles] for i in items}  # the scenes' barriers (issue 32)
     for job in jobs[:: 7]:
         rebuilt = layout_from_plan_line(json.loads(json.dumps(job)), image_size=(job["width"], job["height"]))
         vp = (job["vanishing_point"]["x"], job["vanishing_point"]["y"])
         direct = build_layout(job["scenario"], job["ground_truth"], job["category"], job["width"], job["height"],
                               vanishing_point=vp, side=job["side"], agent=job["agent"],
-                              hood_top=job["ego_hood"]["top"])
+                              hood_top=job["ego_hood"]["top"], obstacles=obstacles[job["source_id"]])
         assert [e.box for e in rebuilt.edits] == [e.box for e in direct.edits]
         for a, b in zip(rebuilt.edits, direct.edits, strict=True):
             assert np.array_equal(a.mask(), b.mask()) and a.prompt == b.prompt and a.crop_box == b.crop_box

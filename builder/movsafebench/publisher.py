@@ -243,7 +243,7 @@ def build_from_input(path: Path) -> dict[str, Any] | None:
     info = read_build(path)
     if info is None:
         return None
-    return {k: info[k] for k in ("run", "acceptance", "scope", "environments") if k in info}
+    return {k: info[k] for k in ("run", "acceptance", "scope", "environments", "obstacles") if k in info}
 
 
 def is_compositor(editor: Any) -> bool:

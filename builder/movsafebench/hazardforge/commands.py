@@ -80,7 +80,7 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
     from rich.console import Console
     from rich.progress import track
 
-    from builder.movsafebench.hazardforge.plan import build_plan, count_table, read_sources
+    from builder.movsafebench.hazardforge.plan import build_plan, count_table, read_sources, write_plan_stats
     from builder.movsafebench.sources.common import parse_roots
     from eval_kit.jsonl import atomic_write_text
 
@@ -97,6 +97,7 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
 
     refuse_link(out, what="the plan to write")  # never replace a link someone planted
     atomic_write_text(out, "".join(json.dumps(job, sort_keys=True) + "\n" for job in jobs))
+    write_plan_stats(out, stats)  # what the plan skipped (e.g. objects that would cover an obstacle), for export
     counts = count_table(jobs)
     if as_json:
         click.echo(json.dumps({"out": str(out), "jobs": len(jobs), "stats": stats, "counts": counts}, indent=2))
@@ -106,7 +107,8 @@ def plan_command(sources: Path, out: Path, config_path: Path | None, targets: st
     wide.print(_summary_table(counts, f"{len(jobs)} jobs from {stats['sources']} sources -> {out}"))
     click.echo(f"eligible before subsampling: {stats['eligible']}; skipped: {stats['skipped']}; vanishing point "
                f"fell back to the horizon prior: {stats['vp_fallbacks']}; ego hood visible: {stats['hoods']} "
-               f"(detected now: {stats['hood_detected']})")
+               f"(detected now: {stats['hood_detected']}); sources with obstacle boxes: {stats['obstacle_sources']}, "
+               f"layouts skipped as covering one: {stats['obstacle_skipped']}")
     for reason, n in stats["skipped_reasons"].items():
         click.echo(f"  skipped {reason}: {n}")
     for failed in stats["failed_sources"]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from eval_kit.errors import BadInput
 
-CONFIG_VERSION = "hazardforge-layout-2"
+CONFIG_VERSION = "hazardforge-layout-3"
 
 # Typical real heights of the categories in metres (standing height; lying objects: their height off the road),
 # the input of perspective sizing. Our values, documented in docs/building.md; override with `real_height_m`.
@@ -71,6 +71,11 @@ class ForgeConfig:
     near_depth: float = 0.8
     min_object_px: int = 10
     side_aspect: dict[str, float] = dataclasses.field(default_factory=lambda: dict(SIDE_ASPECT))
+    # known obstacles (boxes a source carries: labels, a synthetic scene's barriers, an adapter's annotations):
+    # an object whose box would cover more than obstacle_max_cover of an obstacle box, or lie on one with more
+    # than that share of its own box, is moved along its row inside its mask, else its job is skipped
+    # ("object would cover an obstacle"). Its width is planned as side_aspect x height (the widest view).
+    obstacle_max_cover: float = 0.3
     # motion (paper 3.2.2): the conditional mask is the whole centre region Omega_C
     # subsampling of the plan to target counts per scenario x category (None = keep every eligible job)
     target_counts: dict[str, dict[str, int]] | None = None
@@ -88,6 +93,7 @@ class ForgeConfig:
             (0 <= self.near_margin_frac < 0.5, "near_margin_frac must be in [0, 0.5)"),
             (self.vp_work_width >= 64, "vp_work_width must be >= 64"),
             (0 < self.near_depth <= 1, "near_depth must be in (0, 1]"),
+            (0 < self.obstacle_max_cover <= 1, "obstacle_max_cover must be in (0, 1]"),
             (self.min_object_px >= 1, "min_object_px must be >= 1"),
             (all(isinstance(v, int | float) and v > 0 for v in self.real_height_m.values())
              and set(REAL_HEIGHT_M) <= set(self.real_height_m), "real_height_m needs a positive height for "

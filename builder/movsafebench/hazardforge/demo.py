@@ -29,7 +29,7 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     from builder.movsafebench.hazardforge.config import ForgeConfig
     from builder.movsafebench.hazardforge.export import export_run
     from builder.movsafebench.hazardforge.job import WorkerSpec
-    from builder.movsafebench.hazardforge.plan import build_plan, read_sources
+    from builder.movsafebench.hazardforge.plan import build_plan, plan_stats_path, read_sources, write_plan_stats
     from builder.movsafebench.hazardforge.run import run_jobs
     from builder.movsafebench.hazardforge.runstore import RunStore
     from builder.movsafebench.sources.synthetic import write_synthetic_sources
@@ -44,6 +44,8 @@ def build_demo(work_dir: str | Path, *, scenes: int = DEMO_SCENES, seed: int = 0
     text = "".join(json.dumps(job, sort_keys=True) + "\n" for job in jobs)
     if not plan.exists() or plan.read_text(encoding="utf-8") != text:
         atomic_write_text(plan, text)
+    if not plan_stats_path(plan).exists() or json.loads(plan_stats_path(plan).read_text(encoding="utf-8")) != stats:
+        write_plan_stats(plan, stats)
     worker = WorkerSpec(plan_dir=str(work.resolve()), editor="compositor", checker="heuristic")
     store = RunStore(work / "run")
     digest = hashlib.sha256(plan.read_bytes()).hexdigest()

@@ -186,6 +186,27 @@ def environments(run_dir: str | Path, records: list[dict[str, Any]]) -> list[dic
     return sorted(groups.values(), key=lambda g: (-g["rows"], json.dumps(g, sort_keys=True)))
 
 
+def obstacle_counts(run_dir: Path) -> dict[str, Any]:
+    """Placements kept off known obstacle boxes: `moved` (objects of the run's accepted jobs, the edited rows,
+    whose mask the plan moved along its row, layout.avoid_obstacles), `skipped` (layouts the plan skipped because
+    every column would cover an obstacle, from the plan's stats file; None when the plan left none), `sources`
+    (sources with boxes)."""
+    from builder.movsafebench.hazardforge.plan import plan_stats_path
+    from builder.movsafebench.hazardforge.runstore import RunStore
+    from eval_kit.strictjson import read_json
+
+    moved = sum(1 for r in RunStore(run_dir).records() if r.get("status") == "accepted"
+                for e in r.get("edits") or [] if (e.get("object_size") or {}).get("moved_from"))
+    skipped = sources = None
+    info = read_json(run_dir / "run.json")
+    plan = info.get("plan") if isinstance(info, dict) else None
+    if isinstance(plan, str) and plan_stats_path(plan).is_file():
+        stats = read_json(plan_stats_path(plan))
+        if isinstance(stats, dict):
+            skipped, sources = stats.get("obstacle_skipped"), stats.get("obstacle_sources")
+    return {"moved": moved, "skipped": skipped, "sources": sources}
+
+
 def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_path: Path, scope: str
                   ) -> dict[str, Any]:
     """The build.json of an export (see the module docstring)."""
@@ -211,6 +232,7 @@ def build_summary(run_dir: str | Path, records: list[dict[str, Any]], records_pa
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return {"format": BUILD_FORMAT, "records_sha256": digest, "scope": scope, "records": len(records),
             "run": run, "acceptance": acceptance_cells(run_dir), "environments": environments(run_dir, records),
+            "obstacles": obstacle_counts(run_dir),
             "image_roots": sorted(str(r) for r in roots)}
 
 

@@ -94,8 +94,11 @@ def occupied_mask(image, vanishing_row: float, hood_top: int, settings: FreeSpac
 
 
 def free_column(occupied: np.ndarray, x0: int, x1: int, width: int, top: int, bottom: int, *,
-                preferred: int, settings: FreeSpaceSettings | None = None) -> int | None:
-    """The left column in [x0, x1 - width] nearest `preferred` whose footprint is free enough, or None."""
+                preferred: int, settings: FreeSpaceSettings | None = None,
+                allowed: np.ndarray | None = None) -> int | None:
+    """The left column in [x0, x1 - width] nearest `preferred` whose footprint is free enough, or None.
+
+    `allowed`, when given, are the only left columns that may be returned (e.g. those clear of obstacle boxes)."""
     settings = settings or FreeSpaceSettings()
     height, image_w = occupied.shape
     rows = max(2, round(settings.footprint_rows * (bottom - top)))
@@ -105,6 +108,8 @@ def free_column(occupied: np.ndarray, x0: int, x1: int, width: int, top: int, bo
     free = (~occupied[fy0:fy1, :]).astype(np.float32).mean(axis=0)  # per-column free share of the footprint
     csum = np.concatenate([[0.0], np.cumsum(free)])
     lefts = np.arange(max(0, x0), min(x1, image_w) - width + 1)
+    if allowed is not None:
+        lefts = np.intersect1d(lefts, allowed)
     if len(lefts) == 0:
         return None
     share = (csum[lefts + width] - csum[lefts]) / width

@@ -27,7 +27,7 @@ Formulas, in image coordinates (top-left origin, half-open pixel ranges; see reg
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,78 @@ FAR_TOO_SMALL = "far object too small"
 NO_GROUND = "no ground between the horizon and the ego hood"
 TOO_TALL = "object taller than the image above its base"
 INTRUDER_TOO_SMALL = "intruding object too small"
+COVERS_OBSTACLE = "object would cover an obstacle"
+
+
+def obstacle_overlap(box: tuple[int, int, int, int] | list[int], obstacle: tuple[int, int, int, int] | list[int]
+                     ) -> float:
+    """How much an object box and an obstacle box overlap: their intersection over the SMALLER of the two areas.
+
+    Large means the object hides much of the obstacle (a person in front of a parked car) or stands mostly on it
+    (a cat on a barrier): either way the scene no longer shows what it did. Half-open boxes [x0, y0, x1, y1)."""
+    ix = min(box[2], obstacle[2]) - max(box[0], obstacle[0])
+    iy = min(box[3], obstacle[3]) - max(box[1], obstacle[1])
+    if ix <= 0 or iy <= 0:
+        return 0.0
+    smaller = min((box[2] - box[0]) * (box[3] - box[1]), (obstacle[2] - obstacle[0]) * (obstacle[3] - obstacle[1]))
+    return ix * iy / max(1, smaller)
+
+
+def clear_lefts(x0: int, x1: int, width: int, top: int, bottom: int, obstacles, limit: float) -> np.ndarray:
+    """Left columns in [x0, x1 - width] where a `width` x (bottom - top) object overlaps no obstacle by more than
+    `limit` (obstacle_overlap)."""
+    lefts = np.arange(x0, max(x0, x1 - width + 1))
+    ok = np.ones(len(lefts), dtype=bool)
+    area = width * (bottom - top)
+    for ob in obstacles:  # obstacle_overlap for every left column at once
+        ix = np.minimum(lefts + width, ob[2]) - np.maximum(lefts, ob[0])
+        iy = min(bottom, ob[3]) - max(top, ob[1])
+        inter = np.clip(ix, 0, None) * max(0, iy)
+        smaller = max(1, min(area, (ob[2] - ob[0]) * (ob[3] - ob[1])))
+        ok &= inter / smaller <= limit
+    return lefts[ok]
+
+
+def avoid_obstacles(edit: Edit, obstacles, config: ForgeConfig) -> tuple[Edit, bool]:
+    """(the edit, moved?) with its object clear of the known obstacle boxes (source pixels).
+
+    The object's planned box is `object_size` (base row, height) x side_aspect * height wide. When some column
+    of the mask would put it over an obstacle, the mask is narrowed to the widest run of clear columns (the
+    object is moved along its row; an editor paints inside the mask only), and the clear obstacles are carried
+    in `object_size["obstacles"]` so that an editor choosing its own column (the compositor) avoids them with
+    its exact width. No clear column: IneligibleLayout (the job is skipped, reason COVERS_OBSTACLE). An
+    intruding object keeps its border column: it is only checked."""
+    size = edit.object_size
+    if size is None or not obstacles:
+        return edit, False
+    limit = config.obstacle_max_cover
+    height = int(size["height"])
+    bottom = int(size["base_row"]) + 1
+    top = bottom - height
+    width = max(1, math.ceil(config.side_aspect[edit.category] * height))
+    offset = edit.pad if edit.pad_side == "left" else 0  # canvas columns = source columns + offset
+    boxes = [[b[0] + offset, b[1], b[2] + offset, b[3]] for b in obstacles]
+    near = [b for b in boxes if b[1] < bottom and b[3] > top]  # only those on the object's rows matter
+    if not near:
+        return edit, False
+    x0, y0, x1, y1 = edit.box
+    if "centre_x" in size:  # intrusion: fixed column by the border
+        left = round(float(size["centre_x"]) - width / 2)
+        if any(obstacle_overlap((left, top, left + width, bottom), b) > limit for b in near):
+            raise IneligibleLayout(f"an intruding {edit.category} would cover an obstacle box", reason=COVERS_OBSTACLE,
+                                   field="obstacles")
+        return edit, False
+    lefts = clear_lefts(x0, x1, width, top, bottom, near, limit)
+    if len(lefts) == 0:
+        raise IneligibleLayout(f"no column of the {edit.role} {edit.category}'s mask {list(edit.box)} keeps it off "
+                               f"the obstacle boxes", reason=COVERS_OBSTACLE, field="obstacles")
+    new_size = {**size, "obstacles": [list(b) for b in near], "obstacle_max_cover": limit}
+    if len(lefts) == x1 - width + 1 - x0:  # every column is clear: nothing moves
+        return replace(edit, object_size=new_size), False
+    runs = np.split(lefts, np.nonzero(np.diff(lefts) > 1)[0] + 1)
+    run = max(runs, key=len)
+    box = (int(run[0]), y0, int(run[-1]) + width, y1)
+    return replace(edit, box=box, object_size={**new_size, "moved_from": list(edit.box)}), True
 
 
 @dataclass(frozen=True)
@@ -331,11 +403,14 @@ def build_layout(
     config: ForgeConfig | None = None,
     agent: str = "vehicle",
     hood_top: int | None = None,
+    obstacles: list[list[int]] | None = None,
 ) -> Layout:
     """The layout of one job. Raises BadInput for a bad combination, IneligibleLayout when the image can't host it.
 
     `hood_top` is the ego hood's first row (None or H: none): every mask stops above it. With a vanishing point
-    every edit also carries the object's perspective size (`Edit.object_size`)."""
+    every edit also carries the object's perspective size (`Edit.object_size`). `obstacles` are the source's known
+    obstacle boxes [x0, y0, x1, y1) in image pixels: objects are kept off them (`avoid_obstacles`); the layout's
+    `params["obstacle_moves"]` counts the objects that were moved."""
     config = config or ForgeConfig()
     check_scenario(scenario, ground_truth, category)
     if width <= 0 or height <= 0:
@@ -414,6 +489,16 @@ def build_layout(
         )
         edits = [*(_near_edit(k, category, width, height, config, ground) for k in others), far]
 
+    if obstacles:
+        moved = 0
+        kept = []
+        for edit in edits:
+            edit, was_moved = avoid_obstacles(edit, obstacles, config)
+            kept.append(edit)
+            moved += was_moved
+        edits = kept
+        if moved:
+            params = {**params, "obstacle_moves": moved}
     return Layout(
         scenario=scenario, ground_truth=ground_truth, category=category,
         side=side if scenario == "intrusion" else None, width=width, height=height,
@@ -434,6 +519,7 @@ def composite_mask(layout: Layout) -> np.ndarray:
 
 
 __all__ = [
-    "ANSWER_OF_REGION", "ROLES", "SIDES", "SIDE_OF_REGION", "Edit", "IneligibleLayout", "Layout",
-    "build_layout", "composite_mask", "distance_band_rows", "intrusion_geometry", "intrusion_sides", "job_variants",
+    "ANSWER_OF_REGION", "COVERS_OBSTACLE", "ROLES", "SIDES", "SIDE_OF_REGION", "Edit", "IneligibleLayout", "Layout",
+    "avoid_obstacles", "build_layout", "composite_mask", "distance_band_rows", "intrusion_geometry",
+    "intrusion_sides", "job_variants", "obstacle_overlap",
 ]

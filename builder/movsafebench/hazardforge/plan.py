@@ -25,7 +25,13 @@ from typing import Any
 
 from builder.movsafebench.hazardforge.config import ForgeConfig
 from builder.movsafebench.hazardforge.ego_hood import placement_top
-from builder.movsafebench.hazardforge.layout import IneligibleLayout, Layout, build_layout, job_variants
+from builder.movsafebench.hazardforge.layout import (
+    COVERS_OBSTACLE,
+    IneligibleLayout,
+    Layout,
+    build_layout,
+    job_variants,
+)
 from builder.movsafebench.hazardforge.vanishing import VanishingPoint
 from eval_kit.errors import BadInput
 from eval_kit.movsafebench.spec import EDITED_SCENARIOS, SCENARIO_CATEGORIES, SCENARIO_GROUND_TRUTHS
@@ -49,6 +55,7 @@ class SourceItem:
     hood_top: int | None = None  # override or stored detection from the manifest; None: detect at plan time
     hood_source: str | None = None  # "override" or "manifest"
     hood_certain: bool = True  # False: the scan-time detector was unsure and hood_top is its conservative bound
+    obstacles: tuple[tuple[int, int, int, int], ...] = ()  # known obstacle boxes [x0, y0, x1, y1) (manifest)
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ def read_sources(path: str | Path, roots: dict[str, str | Path] | None = None) -
             vanishing_point=(float(vp["x"]), float(vp["y"])) if vp else None, line=number, sha256=obj["sha256"],
             hood_top=hood, hood_source=hood_source,
             hood_certain=hood_source != "manifest" or obj["ego_hood"].get("certain", True) is not False,
+            obstacles=tuple(tuple(int(v) for v in box) for box in obj.get("obstacles") or ()),
         ))
     return items
 
@@ -178,11 +186,13 @@ def plan_line(
 def layouts_for_source(
     ground_truth: str, width: int, height: int, vanishing_point: tuple[float, float] | None, config: ForgeConfig,
     scenarios: Iterable[str] = EDITED_SCENARIOS, *, agent: str = "vehicle", hood_top: int | None = None,
-    reasons: dict[str, int] | None = None,
+    reasons: dict[str, int] | None = None, obstacles: Iterable[Iterable[int]] = (),
 ) -> tuple[list[Layout], int]:
     """Every eligible layout of one source image, and how many were skipped as ineligible.
 
-    `reasons`, when given, counts the skipped jobs by "scenario/category: reason"."""
+    `reasons`, when given, counts the skipped jobs by "scenario/category: reason". `obstacles`: the source's known
+    obstacle boxes, kept clear (layout.avoid_obstacles)."""
+    boxes = [list(b) for b in obstacles]
     layouts: list[Layout] = []
     skipped = 0
     for scenario in scenarios:
@@ -193,7 +203,7 @@ def layouts_for_source(
                 try:
                     layouts.append(build_layout(scenario, ground_truth, category, width, height,
                                                 vanishing_point=vanishing_point, side=side, config=config,
-                                                agent=agent, hood_top=hood_top))
+                                                agent=agent, hood_top=hood_top, obstacles=boxes))
                 except IneligibleLayout as exc:
                     skipped += 1
                     if reasons is not None:
@@ -233,8 +243,10 @@ def build_plan(
 
     stats: sources, eligible (jobs before subsampling), skipped (layouts the image could not host) and
     skipped_reasons ("scenario/category: reason" -> count, e.g. "distance/cat: far object too small"),
-    vp_fallbacks (horizon prior used), hoods (sources with a visible ego hood; hood_detected: detected here
-    because the manifest had none) and, with target counts, target_shortfall (jobs missing to reach the targets).
+    obstacle_sources (sources with known obstacle boxes), obstacle_skipped (layouts skipped because every column
+    would put an object over one: reason "object would cover an obstacle"), vp_fallbacks (horizon prior used),
+    hoods (sources with a visible ego hood; hood_detected: detected here because the manifest had none) and,
+    with target counts, target_shortfall (jobs missing to reach the targets).
     """
     from builder.movsafebench.hazardforge.ego_hood import detect_ego_hood
     from builder.movsafebench.hazardforge.vanishing import DetectorSettings, detect_vanishing_point
@@ -244,7 +256,7 @@ def build_plan(
     settings = DetectorSettings(work_width=config.vp_work_width)
     jobs: list[dict[str, Any]] = []
     stats: dict[str, Any] = {"sources": 0, "eligible": 0, "skipped": 0, "skipped_reasons": {}, "vp_fallbacks": 0,
-                             "hoods": 0, "hood_detected": 0, "failed_sources": []}
+                             "hoods": 0, "hood_detected": 0, "failed_sources": [], "obstacle_sources": 0}
     for source in (progress(sources) if progress else sources):
         try:
             image = open_image(source.path, where=sources_path, line=source.line)
@@ -275,12 +287,14 @@ def build_plan(
         stats["hoods"] += hood["top"] < info.height
         layouts, skipped = layouts_for_source(source.ground_truth, info.width, info.height, (vp.x, vp.y), config,
                                               agent=source.agent, hood_top=hood["top"],
-                                              reasons=stats["skipped_reasons"])
+                                              reasons=stats["skipped_reasons"], obstacles=source.obstacles)
+        stats["obstacle_sources"] += bool(source.obstacles)
         image_ref = os.path.relpath(Path(source.path).resolve(), Path(plan_dir).resolve())
         jobs.extend(plan_line(source, info, vp, layout, config, image_ref, hood) for layout in layouts)
         stats["sources"] += 1
         stats["skipped"] += skipped
     stats["skipped_reasons"] = dict(sorted(stats["skipped_reasons"].items()))
+    stats["obstacle_skipped"] = sum(n for k, n in stats["skipped_reasons"].items() if k.endswith(COVERS_OBSTACLE))
     stats["eligible"] = len(jobs)
     if config.target_counts is not None:
         available = count_table(jobs)
@@ -290,6 +304,22 @@ def build_plan(
         )
         jobs = subsample(jobs, config.target_counts, config.subsample_seed)
     return jobs, stats
+
+
+def plan_stats_path(plan: str | Path) -> Path:
+    """Where `write_plan_stats` keeps a plan's statistics: beside it, `<plan stem>.stats.json`."""
+    plan = Path(plan)
+    return plan.with_name(plan.stem + ".stats.json")
+
+
+def write_plan_stats(plan: str | Path, stats: dict[str, Any]) -> Path:
+    """Write the plan's statistics beside it (atomically), so that an export can state what the plan skipped
+    (jobs never run leave no record in the run)."""
+    from eval_kit.jsonl import atomic_write_text
+
+    path = plan_stats_path(plan)
+    atomic_write_text(path, json.dumps(stats, sort_keys=True, indent=1) + "\n")
+    return path
 
 
 def count_table(jobs: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:

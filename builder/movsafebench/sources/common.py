@@ -76,6 +76,7 @@ class SourceRecord:
     ego_hood_override: int | None = None
     vanishing_point: dict[str, float] | None = None
     root: str | None = None  # the absolute folder `path` is relative to, as scanned (None: not recorded)
+    obstacles: list[list[int]] | None = None  # known obstacle boxes [x0, y0, x1, y1) in image pixels
 
     def __post_init__(self) -> None:
         if self.gt_action not in ANSWERS:
@@ -103,6 +104,8 @@ class SourceRecord:
             row["vanishing_point"] = dict(self.vanishing_point)
         if self.root is not None:
             row["root"] = self.root
+        if self.obstacles:
+            row["obstacles"] = [list(b) for b in self.obstacles]
         return row
 
     def resolve(self, root: str | Path) -> Path:

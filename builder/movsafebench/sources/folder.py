@@ -24,7 +24,7 @@ from eval_kit.schemas import validate_or_raise
 
 SCHEMA = "movsafebench_source_folder"
 _CORE = ("id", "path", "gt_action", "agent")
-_TOP_LEVEL = ("ego_hood_override", "vanishing_point")  # kept as manifest fields, not in `extra`
+_TOP_LEVEL = ("ego_hood_override", "vanishing_point", "obstacles")  # kept as manifest fields, not in `extra`
 
 
 def scan(index: str | Path, root: str | Path | None = None, *, dataset: str = "folder",
@@ -53,5 +53,6 @@ def scan(index: str | Path, root: str | Path | None = None, *, dataset: str = "f
             extra={k: v for k, v in row.items() if k not in _CORE + _TOP_LEVEL},
             ego_hood=detect_hood(image) if detect_hoods else None,
             ego_hood_override=row.get("ego_hood_override"), vanishing_point=row.get("vanishing_point"),
+            obstacles=row.get("obstacles"),
         ))
     return result

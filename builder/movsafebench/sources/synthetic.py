@@ -14,7 +14,7 @@ World frame: X right, Y down, Z forward along the road; the ground is the plane 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,27 @@ KINDS: tuple[str, ...] = ("road", "sidewalk")
 EGO_VIEWS: tuple[str, ...] = ("none", "matte", "glossy", "dashboard")  # what of the camera car is in view
 AGENT_OF_KIND: dict[str, str] = {"road": "vehicle", "sidewalk": "robot"}
 ACTIONS: tuple[str, ...] = ("left", "straight", "right")
+
+
+@dataclass(frozen=True)
+class Rig:
+    """A camera rig to render road scenes for: frame size, horizontal field of view range and what of the car
+    is in view. The hidden real photos the detector must hold on come from rigs like these (issue 32)."""
+
+    width: int
+    height: int
+    hfov: tuple[float, float]
+    ego: str = "none"
+
+
+# "shared": the shared Udacity photos (1280 x 720, no hood in the centre third); "wide": a KITTI-like crop
+# (1242 x 375, f ~ 720 px, hfov ~ 81 deg) with a hood; "tall": a 1920 x 1280 front camera (hfov ~ 50-65 deg)
+# with a hood. Ranges, not single values: no tuning to one frame.
+RIGS: dict[str, Rig] = {
+    "shared": Rig(1280, 720, (55.0, 70.0), "none"),
+    "wide": Rig(1242, 375, (76.0, 86.0), "matte"),
+    "tall": Rig(1920, 1280, (48.0, 65.0), "matte"),
+}
 _SHIFT = 4  # cv2 fixed-point bits for sub-pixel polygon vertices
 
 
@@ -41,6 +62,9 @@ class SyntheticScene:
     variant: str = ""  # road, sidewalk or corridor (an indoor robot view, 30 % of "sidewalk" scenes)
     ego: str = "none"  # EGO_VIEWS: no ego body, a matte hood, a glossy hood mirroring the scene, a dashboard
     hood_top: int | None = None  # truth: first row of the ego body in the centre third (height: none)
+    # truth: image boxes [x0, y0, x1, y1) of the scene's obstacles (the barriers that block the unsafe ways),
+    # clipped to the frame; what a placement must not cover (like labels.json's boxes for real photos)
+    obstacles: list[list[int]] = field(default_factory=list)
 
     @property
     def agent(self) -> str:
@@ -94,6 +118,18 @@ class _Canvas:
         self.img = np.zeros((height, width, 3), dtype=np.uint8)
         self.cam = camera
         self.w, self.h = width, height
+        self.obstacles: list[list[int]] = []
+
+    def box_extent(self, x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> list[int] | None:
+        """The image box [x0, y0, x1, y1) (clipped to the frame) of a world box in front of the camera."""
+        corners = np.array([(x, y, z) for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], dtype=np.float64)
+        pc = self.cam.to_cam(corners)
+        if (pc[:, 2] <= 0.3).any():
+            return None
+        uv = self.cam.project_cam(pc)
+        bx0, by0 = max(0, int(np.floor(uv[:, 0].min() + 0.5))), max(0, int(np.floor(uv[:, 1].min() + 0.5)))
+        bx1, by1 = min(self.w, int(np.ceil(uv[:, 0].max() + 0.5))), min(self.h, int(np.ceil(uv[:, 1].max() + 0.5)))
+        return [bx0, by0, bx1, by1] if bx1 > bx0 and by1 > by0 else None
 
     def poly(self, world_pts: Sequence[Sequence[float]], colour: Iterable[float]) -> None:
         import cv2
@@ -160,6 +196,9 @@ def _barrier(canvas: _Canvas, x_centre: float, z: float, width: float, tall: flo
     colours = {"front": (235, 120, 20), "side": (180, 90, 15), "top": (245, 160, 60)}
     x0, x1 = x_centre - width / 2, x_centre + width / 2
     canvas.box(x0, x1, z, z + 0.6, tall, colours)
+    extent = canvas.box_extent(x0, x1, canvas.cam.h - tall, canvas.cam.h, z, z + 0.6)
+    if extent is not None:
+        canvas.obstacles.append(extent)
     n_stripes = 4
     hgt = canvas.cam.h
     for k in range(n_stripes):  # white stripes on the front face
@@ -397,11 +436,14 @@ def _ego_body(img: np.ndarray, rng: np.random.Generator, ego: str, vp: tuple[flo
     return int(np.min(np.ceil(edge[c0:c1] - 0.5)))
 
 
-def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900, *, ego: str = "none") -> SyntheticScene:
+def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900, *, ego: str = "none",
+                 hfov: tuple[float, float] | None = None) -> SyntheticScene:
     """Render one deterministic scene of `kind` ("road": vehicle view, "sidewalk": robot view).
 
     `ego` (EGO_VIEWS) adds the camera car's body: a matte or glossy hood or a dashboard (see `_ego_body`);
-    the scene's `hood_top` is its true top row (the height when none). The scene itself does not change."""
+    the scene's `hood_top` is its true top row (the height when none). The scene itself does not change.
+    `hfov` replaces the kind's horizontal field-of-view range (a rig's lens, see RIGS); the same random draw is
+    mapped onto it, so every other property of the scene stays that of the seed."""
     import cv2
 
     if kind not in KINDS:
@@ -416,6 +458,9 @@ def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900, *, 
         cam = dict(hfov=rng.uniform(60, 75), yaw=rng.uniform(-8, 8), pitch=rng.uniform(0, 8),
                    roll=rng.uniform(-1.5, 1.5), height=rng.uniform(0.5, 1.1))
     cam = {k: float(v) for k, v in cam.items()}
+    if hfov is not None:  # same draw, mapped from the kind's range onto the rig's
+        lo, hi = (55.0, 70.0) if kind == "road" else (60.0, 75.0)
+        cam["hfov"] = float(hfov[0] + (cam["hfov"] - lo) / (hi - lo) * (hfov[1] - hfov[0]))
     camera = _Camera(width, height, cam["hfov"], cam["yaw"], cam["pitch"], cam["roll"], cam["height"])
     safe = ACTIONS[int(rng.integers(0, 3))]
     variant = "road" if kind == "road" else ("corridor" if rng.random() < 0.3 else "sidewalk")
@@ -433,7 +478,37 @@ def render_scene(kind: str, seed: int, width: int = 1600, height: int = 900, *, 
     cv2.putText(img, f"SYNTHETIC {kind} #{seed}", (int(12 * scale), height - int(14 * scale)),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (255, 255, 0), max(1, round(2 * scale)), cv2.LINE_AA)
     return SyntheticScene(Image.fromarray(img, "RGB"), camera.vanishing_point(), safe, kind, int(seed), cam, variant,
-                          ego, hood_top)
+                          ego, hood_top, [list(b) for b in canvas.obstacles])
+
+
+def render_rig_scene(rig: str, seed: int, *, kind: str = "road", ego: str | None = None) -> SyntheticScene:
+    """A scene as camera rig `rig` (RIGS) sees it: its frame size, lens and ego body (`ego` overrides it), through
+    a real camera's optics (`_camera_optics`: lens blur, sensor noise, JPEG), since real frames are never as
+    crisp as the flat-shaded render and a detector measured on crisp edges flatters itself."""
+    if rig not in RIGS:
+        raise ValueError(f"unknown rig {rig!r}; expected one of {', '.join(RIGS)}")
+    spec = RIGS[rig]
+    scene = render_scene(kind, seed, spec.width, spec.height, ego=spec.ego if ego is None else ego, hfov=spec.hfov)
+    scene.image = _camera_optics(scene.image, np.random.default_rng([int(seed), KINDS.index(kind), 11]))
+    return scene
+
+
+def _camera_optics(image: Image.Image, rng: np.random.Generator) -> Image.Image:
+    """Lens blur (sigma 0.6-1.6 px at 1280 px wide, scaled with the width), sensor noise and a JPEG round trip
+    (quality 60-90), drawn per scene. Geometry is untouched: the truth still holds."""
+    import io
+
+    import cv2
+
+    arr = np.asarray(image).astype(np.float32)
+    sigma = float(rng.uniform(0.6, 1.6)) * image.width / 1280
+    arr = cv2.GaussianBlur(arr, (0, 0), sigma)
+    arr = np.clip(arr + rng.normal(0, float(rng.uniform(1.5, 4.0)), arr.shape), 0, 255).astype(np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(arr, "RGB").save(buf, format="JPEG", quality=int(rng.integers(60, 91)))
+    buf.seek(0)
+    with Image.open(buf) as out:
+        return out.convert("RGB")
 
 
 def write_synthetic_sources(
@@ -443,8 +518,8 @@ def write_synthetic_sources(
 
     The file is a source manifest like every adapter's (schema `movsafebench_source`): id, dataset
     "synthetic", path (relative to the manifest's folder), sha256, gt_action, agent, the true vanishing_point
-    {x, y} (the plan uses it instead of detecting one), ego_hood (none: the scenes have no ego body) and
-    extra {kind, seed, variant}.
+    {x, y} (the plan uses it instead of detecting one), ego_hood (none: the scenes have no ego body), obstacles
+    (the barriers' image boxes: the plan keeps inserted objects off them) and extra {kind, seed, variant}.
     """
     import hashlib
 
@@ -470,6 +545,7 @@ def write_synthetic_sources(
             "vanishing_point": {"x": round(scene.vanishing_point[0], 3), "y": round(scene.vanishing_point[1], 3)},
             "ego_hood": {"top": height, "height": height, "method": "synthetic"},
             "extra": {"kind": kind, "seed": scene_seed, "variant": scene.variant},
+            **({"obstacles": scene.obstacles} if scene.obstacles else {}),
         })
     import json
 

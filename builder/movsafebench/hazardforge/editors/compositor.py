@@ -8,7 +8,9 @@ For machines without a GPU and for the demo. It reads the same prompts as the di
   preview) use the same perspective with the mask's bottom as the base row and record how the size was found
   in `Placement.sizing` ("plan", "perspective" or, when the mask lies at or above the horizon, "box_fill").
 - placement: among the columns of the mask's box, the object's footprint avoids `occupied` pixels (other road
-  users: `free_space.occupied_mask`) when it can; `Placement.free` says whether it could.
+  users: `free_space.occupied_mask`) when it can; `Placement.free` says whether it could. Columns that would put
+  the object over one of the plan's obstacle boxes (`object_size["obstacles"]`, see layout.avoid_obstacles) are
+  never used.
 - lighting: the sprite takes the brightness and colour cast of the ground around it (night frames darken it).
 - heading: side sprites face right and are flipped for "facing left"; forward/backward use front/back views.
 - blending: cv2.seamlessClone (normal clone) of the sprite alpha-composited over the destination, on a local
@@ -31,7 +33,7 @@ from builder.movsafebench.hazardforge.editors.base import check_inputs, mask_bbo
 from builder.movsafebench.hazardforge.editors.sprites import folder_sprites, load_cutout, procedural_sprite
 from builder.movsafebench.hazardforge.prompts import parse_prompt
 
-COMPOSITOR_VERSION = "2"
+COMPOSITOR_VERSION = "3"  # 3: keeps objects off the plan's obstacle boxes (issue 32)
 DIRECTIONS = ("left", "right", "forward", "backward")
 # the perspective input, one table for the plan and the editor (see config.py)
 REAL_HEIGHT_M = _CONFIG_REAL_HEIGHT_M
@@ -147,17 +149,31 @@ class CompositingEditor:
         room = max(0, box_w - sw)
         jitter = room // 2 + int(rng.integers(-room // 4, room // 4 + 1)) if room >= 4 else room // 2
         free = None
+        clear = None  # left columns that keep the object off the plan's obstacle boxes (layout.avoid_obstacles)
+        if object_size is not None and object_size.get("obstacles") and "centre_x" not in object_size:
+            from builder.movsafebench.hazardforge.layout import clear_lefts
+
+            # the object's visible box is the resized sprite's opaque part, not the whole sprite rectangle
+            alpha = sprite[..., 3] > 0  # already resized to sw x sh
+            cols, rows = np.nonzero(alpha.any(axis=0))[0], np.nonzero(alpha.any(axis=1))[0]
+            ax0, ax1 = (int(cols[0]), int(cols[-1]) + 1) if len(cols) else (0, sw)
+            ay0, ay1 = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, sh)
+            clear = clear_lefts(x0 + ax0, x1 - sw + ax1, ax1 - ax0, bottom - sh + ay0, bottom - sh + ay1,
+                                object_size["obstacles"], float(object_size.get("obstacle_max_cover", 0.3))) - ax0
+            if len(clear) == 0:
+                raise ValueError(f"no column of the mask box {[x0, y0, x1, y1]} keeps a {sw} px wide {category} off "
+                                 "the obstacle boxes")
         if object_size is not None and "centre_x" in object_size:  # intrusion: a fixed column by the border
             margin = min(max(2, round(0.03 * box_w)), room // 2)  # clear of the band's edges (and the fringe)
             left = min(max(x0 + margin, round(float(object_size["centre_x"]) - sw / 2)), x1 - sw - margin)
         elif occupied is not None:
             from builder.movsafebench.hazardforge.free_space import free_column
 
-            found = free_column(occupied, x0, x1, sw, bottom - sh, bottom, preferred=x0 + jitter)
+            found = free_column(occupied, x0, x1, sw, bottom - sh, bottom, preferred=x0 + jitter, allowed=clear)
             free = found is not None
-            left = found if found is not None else x0 + jitter
+            left = found if found is not None else _nearest(clear, x0 + jitter)
         else:
-            left = x0 + jitter
+            left = _nearest(clear, x0 + jitter)
         top = bottom - sh
         if sizing != "plan":
             top = max(y0, top)
@@ -168,6 +184,13 @@ class CompositingEditor:
         placement = Placement(category, direction, is_far, view, flipped, (left, top, left + sw, top + sh),
                               horizon, sprite_name, sizing, free)
         return Image.fromarray(out, "RGB"), placement
+
+
+def _nearest(allowed: np.ndarray | None, preferred: int) -> int:
+    """`preferred`, or the allowed column nearest to it."""
+    if allowed is None:
+        return preferred
+    return int(allowed[np.argmin(np.abs(allowed - preferred))])
 
 
 def _poisson_paste(dst: np.ndarray, sprite: np.ndarray, left: int, top: int,
