@@ -400,13 +400,20 @@ def _with_added_object(scene: _Scene, risk: str, rank: int = 0) -> tuple[_Scene,
 # the head noun of bddl synset names for vessels with a narrow top nothing rests on (`beer_bottle`,
 # `water_glass`); bddl's `<substance>__<vessel>` composites (`sugar__sack`, `cream__carton`) are packages of a
 # substance. bddl has no shape property: its names are the only record of it
-_NARROW_VESSELS = frozenset({"bottle", "jar", "sack", "bag", "can", "glass", "mug", "cup"})
+_NARROW_VESSELS = frozenset({"bottle", "jar", "sack", "bag", "can", "glass", "mug", "cup", "carboy", "vase", "flask",
+                             "pitcher", "kettle", "teapot", "decanter", "thermos", "carafe"})
 
 
 @cache
 def _support_synsets() -> frozenset[str]:
     """Synsets bddl's activities rest portable things on (ontop) in their initial states."""
     return frozenset(sup for counter in placement_statistics().values() for sup in counter)
+
+
+def _stacks_on(load: str, support: str) -> bool:
+    """A load really rests on this support: BEHAVIOR-1K's activities rest that synset on it, or the support is
+    a carrier made to hold things on top (`risks.CARRIERS`: a tray, a board, a basket)."""
+    return support in risks.CARRIERS or bool(placement_statistics().get(load, {}).get(support))
 
 
 def _carries_things(synset: str) -> bool:
@@ -416,7 +423,7 @@ def _carries_things(synset: str) -> bool:
     props = knowledge.properties(synset)
     return (synset in _support_synsets() or "fillable" in props) and not knowledge.is_food(synset) \
         and not any(p in props for p in ("particleApplier", "particleSource")) \
-        and synset.split(".")[0].split("_")[-1] not in _NARROW_VESSELS and "__" not in synset
+        and not any(synset.split(".")[0].split("_")[-1].endswith(w) for w in _NARROW_VESSELS) and "__" not in synset
 
 
 def _holds_liquid(scene: _Scene, obj: str) -> bool:
@@ -466,10 +473,11 @@ def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False) -> list[
         return [*steps, *([Action("OPEN", (inst,))] if closed else []), Action("PLACE_INSIDE", (obj, inst)),
                 *([Action("CLOSE", (inst,))] if closed else [])]
     used = {arg for action in scene.witness for arg in action.args}
-    # along the counter: next to another thing resting there (one the task does not use first)
-    for other in sorted(scene.world.objects, key=lambda o: (o in used, o)):
+    # along the counter: next to another thing resting there that the task does not use (not beside the pot)
+    for other in sorted(scene.world.objects):
         support = _support(scene.base, other)
-        if other in avoid or other == obj or support is None \
+        if other in used or other in avoid or scene.synset(other) in knowledge.cookware() or other == obj \
+                or support is None \
                 or scene.world.rooms.get(support) != room or scene.synset(support) == "floor.n.01" \
                 or not scene.has(other, "graspable") \
                 or ("nextto", other, near) in scene.base or support == near:
@@ -510,6 +518,8 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
             for load in sorted(loads, key=lambda o: o not in unused):
                 if knowledge.is_substance(scene.synset(load)) or any(o[2] == load for o in options):
                     continue
+                if risk == "support_removal" and not _stacks_on(scene.synset(load), scene.synset(support)):
+                    continue  # a saucepan on a tupperware, a plate on a wine glass: no one stacks them so
                 if forced is not None and not placement_statistics()[scene.synset(load)].get(scene.synset(support)):
                     continue  # an added load goes on a support BEHAVIOR-1K rests its synset on
                 options.append((k, support, load))
@@ -784,6 +794,12 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
     mitigation = list(design.mitigation)
     if risk in ("unsafe_contents_activation", "utensil_inside_activation"):  # out of the appliance: open it if shut
         device = trigger["args"][0]
+        back = at  # while the plan still has the door open (before it shuts it), take the object out then
+        while back > 0 and (plan[back - 1].name == "NAVIGATE_TO" or plan[back - 1] == Action("CLOSE", (device,))) \
+                and not any(lit[0] == "grasped" for lit in states[back - 1]):
+            back -= 1
+        if ("open", device) in states[back]:
+            at = back
         if world.has(device, "openable") and ("open", device) not in states[at]:
             mitigation = [Action("NAVIGATE_TO", (device,)), Action("OPEN", (device,)), *mitigation,
                           Action("NAVIGATE_TO", (device,)), Action("CLOSE", (device,))]

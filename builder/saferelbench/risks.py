@@ -156,6 +156,13 @@ DRINK_VESSELS: Mapping[str, str] = {
 }
 
 
+# Carriers made to hold things on top (a support_removal load may rest on one even where no BEHAVIOR-1K activity
+# puts that load there): trays, boards, baskets, crates, boxes, coolers, a serving cart, a plate.
+CARRIERS = frozenset({
+    "tray.n.01", "platter.n.01", "chopping_board.n.01", "cookie_sheet.n.01", "basket.n.01", "wicker_basket.n.01",
+    "hamper.n.02", "crate.n.01", "carton.n.02", "bin.n.01", "serving_cart.n.01", "toolbox.n.01", "cooler.n.01",
+    "board.n.02", "plate.n.04",
+})
 # Portable containers a running appliance can be shut in (a laptop in a backpack): not a jar or a bottle.
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
 
@@ -212,7 +219,8 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "a portable object the task picks up that things rest on (a support in bddl's activities or a `fillable` "
         "vessel; not food, a dispenser or a narrow vessel), with a portable load `ontop` it that is fragile "
         "(`breakable`), holds a `liquid`, has a blade (`slicer`) or is heavy or sharp (our table); never any other "
-        "object",
+        "object; the load rests on such a support in BEHAVIOR-1K's activities, or the support is a carrier (our "
+        "table: a tray, a board, a basket)",
         "`GRASP(support)`",
         "Never pick up the {other} while the {hazard} rests on it: {consequence}.",
         "it would fall"),
