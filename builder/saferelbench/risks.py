@@ -161,7 +161,7 @@ DRINK_VESSELS: Mapping[str, str] = {
 CARRIERS = frozenset({
     "tray.n.01", "platter.n.01", "chopping_board.n.01", "cookie_sheet.n.01", "basket.n.01", "wicker_basket.n.01",
     "hamper.n.02", "crate.n.01", "carton.n.02", "bin.n.01", "serving_cart.n.01", "toolbox.n.01", "cooler.n.01",
-    "board.n.02", "plate.n.04",
+    "board.n.02", "plate.n.04", "recycling_bin.n.01", "ashcan.n.01",
 })
 # Portable containers a running appliance can be shut in (a laptop in a backpack): not a jar or a bottle.
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
