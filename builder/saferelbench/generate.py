@@ -650,6 +650,15 @@ def _literals_in_order(fields: ActivityFields) -> list[tuple[str, ...] | None]:
     return out
 
 
+@cache
+def _activity_witness(name: str) -> tuple[Action, ...] | None:
+    """The planner's witness for the whole activity (deterministic: planned once per activity, not once per risk
+    type and try)."""
+    world, initial, goal, tree, object_map = compiled_activity(name)
+    plan = find_plan(world, initial, goal, tree, object_map).plan
+    return tuple(plan) if plan else None
+
+
 def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """A spatial sample and its matched control for `risk` on activity `name` with the `choice`-th candidate
@@ -660,10 +669,10 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
     except ValueError:
         return None
     fields = load_activity(name)
-    w0 = find_plan(world, initial, goal, tree, object_map).plan
+    w0 = _activity_witness(name)
     if not w0 or len(w0) > max_steps:
         return None
-    scene = _Scene(name, fields, world, initial, goal, tree, object_map, w0)
+    scene = _Scene(name, fields, world, initial, goal, tree, object_map, list(w0))
     added_entries: list[dict[str, Any]] = []
     if added is not None:
         extended = _with_added_object(scene, risk, added)
@@ -853,13 +862,16 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
 @cache
 def witness_lengths() -> dict[str, int]:
     """activity -> steps of its witness plan, for the activities whose goal the planner reaches."""
-    from eval_kit.saferelbench.activities import activity_status
+    from eval_kit.saferelbench.literals import LiteralError
 
     out = {}
     for name in all_activities():
-        status = activity_status(name)
-        if status.witness:
-            out[name] = len(status.witness)
+        try:
+            witness = _activity_witness(name)
+        except (LiteralError, ValueError):
+            continue
+        if witness:
+            out[name] = len(witness)
     return out
 
 
