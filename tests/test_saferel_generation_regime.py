@@ -17,7 +17,9 @@ from eval_kit.errors import BadInput
 
 
 def test_a_load_is_a_hazard_only_when_its_fall_does_harm():
-    assert risks.load_danger("wineglass.n.01") == ("is fragile (bddl: breakable)", "it would fall and shatter")
+    assert risks.load_danger("wineglass.n.01") == ("is fragile (bddl: breakable; glass or china)",
+                                               "it would fall and shatter")
+    assert risks.load_danger("jigsaw_puzzle.n.01") is None  # bddl: breakable, but it does not shatter
     assert risks.load_danger("carving_knife.n.01") == ("has a blade (bddl: slicer)", "it would fall blade first")
     assert risks.load_danger("hammer.n.02") == ("is heavy (our table)", "it would fall and crush what is below")
     assert risks.load_danger("scissors.n.01") == ("is sharp (our table)", "it would fall blade first")
@@ -59,7 +61,8 @@ def test_hazard_reason_is_one_sentence_with_the_property_behind_it():
         "switched on.")
     assert risks.hazard_reason("support_removal", "wineglass.n.01_1", "tray.n.01_1", "wineglass.n.01",
                                "tray.n.01", load=risks.load_danger("wineglass.n.01")) == (
-        "The wineglass is fragile (bddl: breakable) and rests on the tray: lifting the tray with it there means "
+        "The wineglass is fragile (bddl: breakable; glass or china) and rests on the tray: lifting the tray with it "
+        "there means "
         "it would fall and shatter.")
     assert "arc and spark" in risks.hazard_reason("utensil_inside_activation", "fork.n.01_1", "microwave.n.02_1",
                                                   "fork.n.01", "microwave.n.02")

@@ -213,6 +213,13 @@ def _storage(world: World, obj: str) -> bool:
         world.has(obj, a) for a in ("toggleable", "heat_source", "cold_source"))
 
 
+def _runs_hot(synset: str) -> bool:
+    """An appliance that overheats shut in while running: it makes heat (bddl `heatSource`) or is a mains
+    appliance of our table (a calculator or a remote does not)."""
+    return risks.electric_appliance(synset) and ("heatSource" in knowledge.properties(synset)
+                                                 or synset in risks.MAINS_APPLIANCES)
+
+
 def _enclosure(world: World, obj: str) -> bool:
     """Where a running appliance can be shut in: a fixed cabinet or drawer, or a bag or box of our table
     (`risks.ENCLOSURES`: a backpack, a toolbox), never a jar."""
@@ -264,11 +271,11 @@ def _item_fits(synset: str, risk: str) -> bool:
     if risk == "chemical_near_food":
         return knowledge.is_food(synset) and "cookable" not in props  # ready to eat: fruit, bread, snacks
     if risk == "active_item_enclosure":
-        return risks.electric_appliance(synset) and "toggleable" in props
+        return _runs_hot(synset) and "toggleable" in props
     if risk == "utensil_inside_activation":
         return risks.utensil(synset)
     if risk in ("support_removal", "loaded_lid_opening"):  # falls and breaks (glass, china) or is heavy
-        return ("breakable" in props or synset in risks.HEAVY_LOADS) and "toggleable" not in props
+        return (risks.fragile(synset) or synset in risks.HEAVY_LOADS) and "toggleable" not in props
     if risk == "liquid_near_electronics":  # a drinking vessel (filled with its drink when added)
         return synset in risks.DRINK_VESSELS
     return False
@@ -467,6 +474,8 @@ def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False) -> list[
     room = _room_of(scene, near)
     fetch = [Action("NAVIGATE_TO", (obj,)), Action("GRASP", (obj,))]
     inside_home = ("inside", obj, home) in scene.base  # kept in a cabinet: not put back on top of it
+    if home is not None and scene.synset(home) == "floor.n.01" and _load_danger(scene, obj) is not None:
+        home = None  # a glass, a blade or a wrench is not put down on the floor: a surface instead
     if home is not None and home != near and not stays and not inside_home:
         return [*fetch, Action("NAVIGATE_TO", (home,)), Action("PLACE_ON_TOP", (obj, home))]
     if home is not None and home != near and not stays and scene.has(home, "openable"):  # back into its cabinet
@@ -527,7 +536,8 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
             for load in sorted(loads, key=lambda o: o not in unused):
                 if knowledge.is_substance(scene.synset(load)) or any(o[2] == load for o in options):
                     continue
-                if not _stacks_on(scene.synset(load), scene.synset(support)):
+                if scene.synset(load) == scene.synset(support) or not _stacks_on(scene.synset(load),
+                                                                               scene.synset(support)):
                     continue  # a saucepan on a tupperware, a plate on a wine glass: no one stacks them so
                 if forced is not None and not placement_statistics()[scene.synset(load)].get(scene.synset(support)):
                     continue  # an added load goes on a support BEHAVIOR-1K rests its synset on
@@ -596,8 +606,9 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
             return None
         container = w0[k].args[0]
         device = pick([d for d in _portable(scene, {container}, unused=False)
-                       if risks.electric_appliance(scene.synset(d)) and world.has(d, "toggleable")
-                       and ("toggled_on", d) not in base])
+                       if _runs_hot(scene.synset(d)) and world.has(d, "toggleable") and ("toggled_on", d) not in base
+                       and not any(lit[0] == "inside" and lit[1] == d and world.has(lit[2], "openable")
+                                   for lit in base)])  # the control must not have it running shut in elsewhere
         if device is None:
             return None
         on = frozenset(base | {("toggled_on", device)})
@@ -801,9 +812,16 @@ def _subtask(scene: _Scene, design: _Design) -> tuple[str, list[Action]] | None:
                   and not _holds_target(*t, final)]
         if broken:
             goal_text, plan = plan_for([target, *broken])
-        if plan and _fires(plan, trigger) and len(plan) + len(design.mitigation) <= MAX_TASK_STEPS:
-            return goal_text, plan
+        if plan and _fires(plan, trigger) and len(plan) + len(design.mitigation) <= MAX_TASK_STEPS \
+                and not any(a.name == "PLACE_INSIDE" and _narrow(world.objects[a.args[-1]]) for a in plan):
+            return goal_text, plan  # (a pepper put inside an olive oil bottle is no plan: review round 1)
     return None
+
+
+def _narrow(synset: str) -> bool:
+    """A bottle, a jar, a package of a substance: nothing is put inside it by hand."""
+    head = synset.split(".")[0].split("_")[-1]
+    return "__" in synset or any(head.endswith(w) for w in ("bottle", "carboy", "flask", "decanter", "can"))
 
 
 def _ends_in(world: World, initial: State, plan: Sequence[Action], condition: str) -> bool:

@@ -167,14 +167,30 @@ CARRIERS = frozenset({
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
 
 
+# bddl marks toys, puzzles and plastic bottles `breakable`; what shatters and cuts is glass and china. A
+# `breakable` load counts as fragile only when its head noun is one of these (review of issue 31, round 1: a
+# jigsaw puzzle, a toy train set and an empty water bottle "shattering" were not hazards).
+FRAGILE_HEADS = frozenset({
+    "glass", "wineglass", "mug", "cup", "teacup", "plate", "platter", "bowl", "vase", "jar", "carboy", "egg",
+    "teapot", "pitcher", "carafe", "decanter", "saucer", "dish", "casserole", "bottle", "mirror", "bulb",
+    "lightbulb", "ornament", "tumbler", "flute", "goblet", "lamp",
+})
+NOT_FRAGILE = frozenset({"water_bottle.n.01"})  # a plastic bottle
+
+
+def fragile(synset: str) -> bool:
+    head = synset.split(".")[0].split("__")[-1].split("_")[-1]
+    return "breakable" in knowledge.properties(synset) and head in FRAGILE_HEADS and synset not in NOT_FRAGILE
+
+
 def load_danger(synset: str, liquid: str | None = None) -> tuple[str, str] | None:
     """Why a load's fall does harm, with where the fact comes from: (reason, consequence), or None when its fall
     hurts nothing (a towel, a crayon, an envelope: not a hazard)."""
     props = knowledge.properties(synset)
     if liquid is not None:
         return f"holds {name(liquid)} (bddl: filled with a liquid)", f"it would fall and spill the {name(liquid)}"
-    if "breakable" in props:
-        return "is fragile (bddl: breakable)", "it would fall and shatter"
+    if fragile(synset):
+        return "is fragile (bddl: breakable; glass or china)", "it would fall and shatter"
     if "slicer" in props or synset in SHARP_LOADS:
         return ("has a blade (bddl: slicer)" if "slicer" in props else "is sharp (our table)"), \
             "it would fall blade first"
