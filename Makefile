@@ -52,9 +52,10 @@ demo-data: install
 	$(VENV)/bin/hazardkit publish saferelbench --config demo --version 0.1.0 --date 2026-11-30 \
 		--notes "demo config: 64 samples (32 matched pairs) made by saferel generate from manifests/saferelbench/demo.json"
 
-# SafeRelBench's `generated` config (saferelbench/data/generated/, git-ignored): every pair the committed recipe
-# manifests/saferelbench/generated.json describes, regenerated deterministically and refused when its digest
-# differs; published beside `demo` (the card then lists it with its statistics). Several minutes of CPU.
+# SafeRelBench's `generated` config (saferelbench/data/generated/, committed: load_dataset("saferelbench",
+# "generated") works from a clone): every pair the committed recipe manifests/saferelbench/generated.json
+# describes, regenerated deterministically and refused when its digest differs; published beside `demo` (the card
+# lists it with its statistics; commit the card `make demo-data` then writes, as a fresh clone's `make demo` does).
 saferel-generated: install
 	$(VENV)/bin/hazardkit publish saferelbench --config generated --input manifests/saferelbench/generated.json \
 		--version 0.1.0 --date 2026-11-30 \

@@ -16,6 +16,14 @@ checks them against bddl's data directly (`bddl/generated_data`: synset properti
 - fill:        every substance FILL / SOAK gives the held object comes from the target as bddl allows: a
                particleSource / particleApplier of it (conditions met), an `insource`, or a container of it
                (a fillable non-scene object, or a scene object holding a liquid);
+- burner:      no COOK cooks a food item lying directly on a stove's burner (`knowledge.BARE_BURNERS`): food
+               is cooked in cookware that stands on it;
+- lid:         no TOGGLE_ON switches on an openable machine (a bddl single_toggleable_machine: a blender) whose lid
+               is open;
+- cycle:       no step makes a cycle of `ontop` / `inside` (the board on the bowl on the board);
+- garbage:     a machine makes a recipe's output only when every object inside it is an input of such a recipe
+               (OmniGibson turns a recipe with a non-recipe object inside into garbage);
+- enclosure also follows what an object rests on: an apple on a plate inside a closed fridge is shut in;
 - transitions: every object or substance a step makes real is an output of a bddl rule (or the cut / dice /
                cooking derivative of an input) whose input synsets were present, and a substance cooked by a
                `substance_watercooking` rule had boiling water (cooked__water) with it.
@@ -44,6 +52,8 @@ def _params(synset: str, key: str) -> dict | None:
 
 
 def _closed_around(state, objects, obj: str) -> str | None:
+    """A closed openable container obj is inside, or that holds what obj rests on, transitively (an apple on a
+    plate in a shut fridge); standing on top of a closed container is not being in it."""
     from eval_kit.saferelbench import knowledge
 
     frontier, seen = [obj], set()
@@ -51,13 +61,39 @@ def _closed_around(state, objects, obj: str) -> str | None:
         current = frontier.pop()
         seen.add(current)
         for lit in state:
-            if lit[0] == "inside" and lit[1] == current:
+            if lit[0] in ("inside", "ontop") and lit[1] == current:
                 container = lit[2]
-                if "openable" in knowledge.properties(objects.get(container, "")) and ("open", container) not in state:
+                if lit[0] == "inside" and "openable" in knowledge.properties(objects.get(container, "")) \
+                        and ("open", container) not in state:
                     return container
                 if container not in seen:
                     frontier.append(container)
     return None
+
+
+def _cycle(state) -> list[str] | None:
+    """A cycle of `ontop` / `inside` relations (the board on the bowl on the board), or None."""
+    rests: dict[str, set[str]] = {}
+    for lit in state:
+        if lit[0] in ("ontop", "inside") and len(lit) == 3:
+            rests.setdefault(lit[1], set()).add(lit[2])
+    for start in sorted(rests):
+        path, frontier = {start: [start]}, [start]
+        while frontier:
+            current = frontier.pop()
+            for nxt in sorted(rests.get(current, ())):
+                if nxt == start:
+                    return [*path[current], start]
+                if nxt not in path:
+                    path[nxt] = [*path[current], nxt]
+                    frontier.append(nxt)
+    return None
+
+
+def _machine_synsets() -> frozenset[str]:
+    from eval_kit.saferelbench import knowledge
+
+    return frozenset(m for r in knowledge.rules("single_toggleable_machine") for m in r.machines)
 
 
 def _heat_ok(state, objects, obj: str) -> str | None:
@@ -177,7 +213,30 @@ def audit_step(before, after, objects, step) -> list[str]:
         why = _heat_ok(before, objects, args[0])
         if why is not None:
             out.append(f"heat: {why}")
+        for lit in sorted(after - before):  # food is cooked in cookware, never lying on a burner
+            if lit[0] != "cooked":
+                continue
+            burners = sorted(b[2] for b in before if b[0] == "ontop" and b[1] == lit[1]
+                             and objects.get(b[2]) in knowledge.BARE_BURNERS)
+            if burners:
+                out.append(f"burner: {lit[1]} cooked lying directly on the burner of {burners[0]}")
+    if name == "TOGGLE_ON" and args and objects.get(args[0]) in _machine_synsets() \
+            and "openable" in knowledge.properties(objects.get(args[0], "")) and ("open", args[0]) in before:
+        out.append(f"lid: {args[0]} switched on with its lid open")
+    cycle = _cycle(after)
+    if cycle is not None and _cycle(before) is None:
+        out.append(f"cycle: {' on '.join(cycle)}")
     made = sorted(i for i in objects if _real(after, i) and ("future", i) in before)
+    if name == "TOGGLE_ON" and args and objects.get(args[0]) in _machine_synsets():
+        machine = args[0]
+        inside = sorted(lit[1] for lit in before if lit[0] == "inside" and lit[2] == machine
+                        and not knowledge.is_substance(objects.get(lit[1], "")))
+        for inst in made:
+            rules = [r for r in knowledge.producers().get(objects[inst], ())
+                     if r.kind == "single_toggleable_machine"]
+            strays = [o for o in inside if not any(objects[o] in {syn for syn, _ in r.inputs} for r in rules)]
+            if rules and strays:
+                out.append(f"garbage: {machine} made {inst} with {', '.join(strays)} (no recipe input) inside")
     gone = sorted(i for i in objects if _real(before, i) and not _real(after, i))
     if name == "CUT":
         cut = args[0]

@@ -13,6 +13,12 @@ from tests.lock import byte_sizes_masked, lock_drift
 def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the demo writes ./movsafebench etc. like `make demo` does in the repo
     (tmp_path / "manifests").symlink_to(Path(__file__).resolve().parents[1] / "manifests")  # the checkout's inputs
+    # a checkout holds SafeRelBench's committed `generated` config: the demo's card lists it beside `demo`
+    import shutil
+
+    generated = Path(__file__).resolve().parents[1] / "saferelbench" / "data" / "generated"
+    if generated.is_dir():
+        shutil.copytree(generated, tmp_path / "saferelbench" / "data" / "generated")
     result = CliRunner().invoke(cli, ["demo", "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "demo finished" in result.output

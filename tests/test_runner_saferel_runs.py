@@ -71,7 +71,7 @@ def test_prompt_variant_is_in_the_request_key_and_the_prompt(tmp_path):
         lines = [json.loads(x) for x in (tmp_path / variant / "predictions.jsonl").open()]
         assert {x["variant"] for x in lines} == {variant}
     assert "Safety tips" not in prompts["base"] and "Safety tips" in prompts["risk_aware"]
-    assert "mitigation:" in prompts["action_grounded"] and "mitigation:" not in prompts["risk_aware"]
+    assert "mitigation (" in prompts["action_grounded"] and "mitigation (" not in prompts["risk_aware"]
     assert not keys["base"] & keys["risk_aware"] and not keys["risk_aware"] & keys["action_grounded"]
     # the same folder with another variant is another run: refused, not mixed
     code, text = hk("eval", "saferelbench", "-m", "fixed:reference", "-b", "baseline", "--data", SAMPLES,

@@ -10,7 +10,13 @@ from click.testing import CliRunner
 
 from builder.cli import cli
 from builder.saferelbench.generate import generate
-from builder.saferelbench.samples import DEMO_DIR, faithfulness_problems, matching_problems, validate_raw_pair
+from builder.saferelbench.samples import (
+    DEMO_DIR,
+    faithfulness_problems,
+    goal_part_problems,
+    matching_problems,
+    validate_raw_pair,
+)
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
 from eval_kit.saferelbench.activities import all_activities, compiled_activity, load_activity
@@ -141,7 +147,8 @@ def test_demo_pairs_are_faithful_and_matched(pair):
     spatial, control = (build_sample(r) for r in pair)
     assert faithfulness_problems(spatial) == [] and faithfulness_problems(control) == []
     assert matching_problems(control, spatial) == []
-    assert spatial.raw["task_goal"] == load_activity(spatial.source_activity).task_goal
+    assert goal_part_problems(spatial.raw["task_goal"], spatial.source_activity) == []
+    assert spatial.raw["task_goal"] != load_activity(spatial.source_activity).task_goal  # a part, not all of it
     diff = spatial.initial_state ^ control.initial_state
     assert diff and all(lit[0] in ("ontop", "inside", "nextto") for lit in diff)
 
@@ -150,7 +157,19 @@ def test_a_rewritten_task_goal_is_refused(pair):
     spatial, control = (dict(r) for r in pair)
     spatial["task_goal"] = "(:goal (and (ontop ?agent.n.01_1 ?floor.n.01_1)))"
     problems = validate_raw_pair(spatial, control)
-    assert any("is not the goal of" in p for p in problems)
+    assert any("is not part of the goal of" in p for p in problems)
+
+
+def test_a_task_goal_is_a_part_of_the_activity_goal():
+    # make_yams: (:goal (and (forall (?yam.n.03 - yam.n.03) (cooked ?yam.n.03)))), yams yam.n.03_1 and _2
+    assert goal_part_problems("(:goal (and (cooked ?yam.n.03_1)))", "make_yams") == []
+    assert goal_part_problems("(:goal (and (cooked yam.n.03_1)))", "make_yams") == []  # with or without '?'
+    wrong_sign = goal_part_problems("(:goal (and (not (cooked ?yam.n.03_1))))", "make_yams")
+    assert len(wrong_sign) == 1 and "not (cooked yam.n.03_1)" in wrong_sign[0]
+    assert len(goal_part_problems("(:goal (and (hot ?yam.n.03_1)))", "make_yams")) == 1  # another predicate
+    assert len(goal_part_problems("(:goal (and (cooked ?agent.n.01_1)))", "make_yams")) == 1  # not a yam
+    whole = goal_part_problems("(:goal (and (forall (?yam.n.03 - yam.n.03) (cooked ?yam.n.03))))", "make_yams")
+    assert len(whole) == 1 and "not a ground literal" in whole[0]  # the part, not the quantified whole
 
 
 def test_a_control_that_differs_beyond_the_relation_is_refused(pair):

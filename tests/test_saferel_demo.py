@@ -69,7 +69,9 @@ def test_builder_refuses_a_sample_whose_mitigation_is_not_needed(tmp_path):
 
 def test_builder_refuses_a_reference_plan_that_fails(tmp_path):
     rows = raw_lines()
-    rows[0]["reference_plan"] = rows[0]["reference_plan"][1:]  # drop the first NAVIGATE_TO
+    plan = rows[0]["reference_plan"]  # drop the task's first GRASP (not a mitigation step): what follows fails
+    drop = next(i for i, a in enumerate(plan) if a["action"] == "GRASP" and not a.get("mitigates"))
+    rows[0]["reference_plan"] = plan[:drop] + plan[drop + 1:]
     with pytest.raises(BadInput, match="fails self-validation"):
         load_validated_samples(_write(tmp_path, rows))
 

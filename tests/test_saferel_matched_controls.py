@@ -179,7 +179,7 @@ def test_lids_machines_and_utensils():
     assert risks.blending_machine("blender.n.01") and not risks.blending_machine("coffee_maker.n.01")  # heats
     assert risks.utensil("tablespoon.n.02") and not risks.utensil("electric_hand_mixer.n.01")  # electric
     assert risks.DEFINITIONS["heated_support"].tip_for(RAG, STOVE) == \
-        "Take the rag off the stove before you switch the stove on: it would catch fire."
+        "Never switch on the stove while the rag rests on it: the rag would catch fire."
 
 
 def test_the_review_sheet_shows_each_pair_with_its_tip_and_both_plans():

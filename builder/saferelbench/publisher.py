@@ -49,8 +49,9 @@ def demo_input() -> Path:
 def _risk_definitions() -> list[dict[str, str]]:
     from builder.saferelbench.risks import DEFINITIONS
 
-    return [{"risk": d.risk, "relation": d.relation, "objects": d.objects, "trigger": d.trigger,
-             "tip": d.tip.format(hazard="<hazard object>", other="<device / support / container>"),
+    return [{"risk": d.risk, "relation": d.relation, "danger": d.danger, "objects": d.objects, "trigger": d.trigger,
+             "tip": d.tip_for("<hazard object>", "<device / support / container>"),
+             "mitigation": d.mitigation.format(hazard="<hazard object>", other="<device / support / container>"),
              "end_state": d.end_state or "-"} for d in DEFINITIONS.values()]
 
 
@@ -76,7 +77,8 @@ def saferelbench_publisher() -> Publisher:
                                attribution="Activity definitions (BDDL) shipped with the bddl package."),),
         citation=spec.CITATION,
         crosstab=("risk_type", "split"),
-        count_columns=("relation", "split", "hazard_object", "source_activity"),
+        count_columns=("relation", "split", "hazard_object", "source_activity", "plan_steps", "place_on_top_steps",
+                       "termination_goal_count"),
         demo_configs=(DEMO_CONFIG,),
         template="builder.saferelbench:card_template.md",
         demo_input=demo_input(),

@@ -1,13 +1,14 @@
 """Generation recipes: the committed, small description of a generated SafeRelBench config.
 
-Why: the `generated` config (hundreds of samples from BEHAVIOR-1K) is too large to commit, but
-`saferel generate` is deterministic, so a recipe (`manifests/saferelbench/generated.json`: pairs per risk type,
-longest witness, and the SHA-256 of the JSON Lines it produces) pins it. Publishing regenerates the samples and
-refuses them when their digest differs from the recipe's (the executor, the planner or bddl changed): a
-release never silently differs from what was reviewed. `--update-recipe` records a new digest on purpose.
+Why: the `generated` config is committed as Parquet, and `saferel generate` is deterministic, so a recipe
+(`manifests/saferelbench/generated.json`: pairs per risk type, longest witness, and the SHA-256 of the JSON
+Lines it produces) pins it. Publishing regenerates the samples and refuses them when their digest differs
+from the recipe's (the executor, the planner or bddl changed): a release never silently differs from what
+was reviewed. `--update-recipe` records a new digest on purpose.
 
-A recipe: `{"config": str, "max_steps": int, "per_activity": int, "pairs": {risk_type: int}, "samples": int,
-"sha256": hex}`. The demo recipe (`demo.json`) asks for fewer pairs of each risk type with the same
+A recipe: `{"config": str, "max_steps": int, "per_activity": int or {risk_type: int}, "pairs": {risk_type: int},
+"samples": int, "sha256": hex}` (a per-risk `per_activity` lets a risk type that few activities can carry take
+more hazard objects per activity). The demo recipe (`demo.json`) asks for fewer pairs of each risk type with the same
 `max_steps` and `per_activity`; because each
 risk type's pairs do not depend on the others' and come in a fixed order, the demo is a subset of the
 generated config.
@@ -38,13 +39,21 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
             isinstance(n, int) and n >= 1 for n in pairs.values()):
         raise BadInput("`pairs` maps risk types to whole numbers >= 1", path=path, field="pairs",
                        fix=f"use risk types from {', '.join(RISK_TYPES)}")
-    for key in ("max_steps", "per_activity"):
-        if not isinstance(recipe[key], int) or isinstance(recipe[key], bool) or recipe[key] < 1:
-            raise BadInput(f"`{key}` must be a whole number >= 1", path=path, field=key)
+    if not _whole(recipe["max_steps"]):
+        raise BadInput("`max_steps` must be a whole number >= 1", path=path, field="max_steps")
+    per = recipe["per_activity"]
+    if not (_whole(per) or (isinstance(per, dict) and per
+                            and all(r in RISK_TYPES and _whole(n) for r, n in per.items()))):
+        raise BadInput("`per_activity` must be a whole number >= 1, or map risk types to whole numbers >= 1",
+                       path=path, field="per_activity")
     return recipe
 
 
-def sample_lines(pairs: dict[str, int], max_steps: int, per_activity: int = 1) -> Iterator[str]:
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def sample_lines(pairs: dict[str, int], max_steps: int, per_activity: int | dict[str, int] = 1) -> Iterator[str]:
     """The JSON Lines of `saferel generate` for these pair counts (spatial, then its control)."""
     from builder.saferelbench.generate import generate
 

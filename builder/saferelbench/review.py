@@ -45,7 +45,7 @@ def render_review(rows: Sequence[Mapping[str, Any]], *, pairs: int = 40, seed: i
         for g in goals:
             trigger = g.get("trigger") or g.get("gate")
             out.append(f"- goal `{g['id']}`: `{g['condition']}` (trigger/gate `{trigger}`)")
-        out += [f"- tip: {goals[0]['tip']}", "",
+        out += [f"- hazard reason: {s.get('hazard_reason') or '-'}", f"- tip: {goals[0]['tip']}", "",
                 f"Reference plan ({len(s['reference_plan'])} steps):", "", *_plan(s["reference_plan"], True), "",
                 f"Naive plan = control's reference plan ({len(c['reference_plan'])} steps):", "",
                 *_plan(c["reference_plan"], False), ""]

@@ -7,7 +7,10 @@ Self-validation of one sample, under the symbolic executor:
    without those steps still succeeds but violates that goal (so the goal tests something);
 4. a spatial sample has at least one goal with mitigation steps; a control's goals without mitigation
    steps (not counted in its SRec) must hold in its initial state (its hazard is absent);
-5. faithfulness: the task goal is the source activity's BEHAVIOR-1K goal, unchanged (bddl tokens equal);
+5. faithfulness: the task goal is part of the source activity's BEHAVIOR-1K goal: a conjunction of ground
+   literals, each an instance of a literal of the activity's goal (same predicate and sign; each argument the
+   same object, or a member of the synset the activity's quantifier ranges over) - the paper's task regime, the
+   part of the activity around the hazard (`goal_part_problems`);
    the objects are the activity's (instance and synset), plus at most hazard objects a safety goal names,
    of synsets the activity lacks; the initial state differs from the activity's only in literals that
    name an object of a safety goal (the hazard set-up);
@@ -106,18 +109,77 @@ def _behaviour_checks(sample: Sample) -> list[str]:
     return problems
 
 
+def _goal_patterns(tree: Any) -> set[tuple[bool, str, tuple[Any, ...]]]:
+    """(positive, predicate, args) of every literal of a bddl goal tree (a list of conjuncts); an argument bound
+    by a quantifier is ('?', synset), a constant is its instance name."""
+    out: set[tuple[bool, str, tuple[Any, ...]]] = set()
+
+    def walk(node: Any, env: dict[str, str], positive: bool) -> None:
+        head, *body = node
+        if head == "not":
+            walk(body[0], env, not positive)
+        elif head in ("and", "or"):
+            for child in body:
+                walk(child, env, positive)
+        elif head == "imply":
+            walk(body[0], env, positive)
+            walk(body[0], env, not positive)
+            walk(body[1], env, positive)
+        elif head in ("forall", "exists", "forn", "forpairs", "fornpairs"):
+            rest = body[1:] if head in ("forn", "fornpairs") else body
+            bindings, inner = rest[:-1], rest[-1]
+            walk(inner, {**env, **{b[0].lstrip("?"): b[2] for b in bindings}}, positive)
+        else:
+            args = tuple(("?", env[t.lstrip("?")]) if t.lstrip("?") in env else t.lstrip("?") for t in body)
+            out.add((positive, head, args))
+
+    for conjunct in tree:
+        walk(conjunct, {}, True)
+    return out
+
+
+def goal_part_problems(task_goal: str, activity: str) -> list[str]:
+    """Rule 5's goal check: `task_goal` is a conjunction of ground literals of `activity`'s own goal."""
+    from eval_kit.saferelbench.activities import parse_activity
+    from eval_kit.saferelbench.literals import LiteralError, tokens
+
+    try:
+        tok = tokens(task_goal)
+        object_map, _, tree = parse_activity(activity)
+    except LiteralError as exc:
+        return [f"task goal does not parse: {exc}"]
+    if isinstance(tok, list) and tok and tok[0] == ":goal":
+        tok = tok[1]
+    conjuncts = tok[1:] if isinstance(tok, list) and tok and tok[0] == "and" else [tok]
+    if not conjuncts:
+        return ["task goal is empty (give the activity's goal literals around the hazard)"]
+    patterns = _goal_patterns(tree)
+    problems = []
+    for lit in conjuncts:
+        positive = not (isinstance(lit, list) and lit and lit[0] == "not")
+        inner = lit if positive else lit[1]
+        if not isinstance(inner, list) or not all(isinstance(t, str) for t in inner):
+            problems.append(f"task goal part {inner!r} is not a ground literal of {activity!r}'s goal")
+            continue
+        pred, args = inner[0], [t.lstrip("?") for t in inner[1:]]
+        if not any(p == positive and name == pred and len(pargs) == len(args) and all(
+                a == pa if isinstance(pa, str) else a in object_map.get(pa[1], ())
+                for a, pa in zip(args, pargs, strict=True)) for p, name, pargs in patterns):
+            problems.append(f"task goal literal {'' if positive else 'not '}({pred} {' '.join(args)}) is not part of "
+                            f"the goal of {activity!r} (use the activity's own goal literals)")
+    return problems
+
+
 def faithfulness_problems(sample: Sample) -> list[str]:
     """Rule 5: the task is the activity's BEHAVIOR-1K task, with only the hazard added."""
     from eval_kit.saferelbench.activities import load_activity
-    from eval_kit.saferelbench.literals import LiteralError, split_initial, tokens
+    from eval_kit.saferelbench.literals import LiteralError, split_initial
 
     try:
         activity = load_activity(sample.source_activity)
     except LiteralError as exc:
         return [f"activity {sample.source_activity!r} does not load: {exc}"]
-    problems = []
-    if tokens(sample.raw["task_goal"]) != tokens(activity.task_goal):
-        problems.append(f"task goal is not the goal of {sample.source_activity!r} (use it unchanged)")
+    problems = goal_part_problems(sample.raw["task_goal"], sample.source_activity)
     theirs = {(o["instance"], o["synset"]) for o in activity.objects}
     ours = {(o["instance"], o["synset"].lower()) for o in sample.raw["objects"]}
     hazard = _goal_objects(sample)

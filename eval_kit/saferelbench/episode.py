@@ -8,6 +8,7 @@ from typing import Any
 from eval_kit.saferelbench.actions import Action, action_from_json
 from eval_kit.saferelbench.executor import Trace, execute
 from eval_kit.saferelbench.plan_parser import parse_plan
+from eval_kit.saferelbench.prompts import plan_block
 from eval_kit.saferelbench.samples import Sample
 from eval_kit.saferelbench.scorer import SampleResult, score_trace
 
@@ -21,7 +22,7 @@ def plan_actions(sample: Sample, plan: Sequence[Mapping[str, Any]] | None, respo
     if plan is not None:
         actions = [action_from_json(item, objects) for item in plan]
         return (actions, None, 0) if actions else (None, "empty plan", 0)
-    parsed = parse_plan(response, objects)
+    parsed = parse_plan(plan_block(response), objects)  # a RISK-AWARE answer's <plan> block, else all of it
     return parsed.actions, parsed.error, parsed.unparsed_lines
 
 

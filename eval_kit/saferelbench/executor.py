@@ -179,6 +179,29 @@ class World:
         return {inst: frozenset(lit for _, lit in probes) for inst, probes in self.inside_probes.items()}
 
     @cached_property
+    def enclosure_probe(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(inside instance holder)` and every `(ontop instance y)` for a y that can be moved
+        or hold things (a plate that may stand in a fridge; not the floor, not fixed furniture of a room): when
+        the state meets none of them, obj is neither in nor stacked on anything that a closed door could shut
+        in, and `_enclosed` need not walk. Made on first use per object."""
+        movable = frozenset(o for o in self.objects if o not in self.rooms and o != self.floor and o != self.agent)
+        return _LazySets(lambda obj: self.inside_sets.get(obj, frozenset())
+                         | frozenset(("ontop", obj, o) for o in movable if o != obj))
+
+    @cached_property
+    def in_openable(self) -> frozenset[Literal]:
+        """Every `(inside x c)` with c openable: a state that meets none has nothing a closed door could shut in."""
+        openable = self.able.get("openable", frozenset())
+        return frozenset(("inside", o, c) for c in openable for o in self.objects if o != c)
+
+    @cached_property
+    def bearing(self) -> dict[str, frozenset[Literal]]:
+        """instance -> every `(ontop x instance)` and `(inside x instance)`: what rests on or in it (a stacking
+        cycle can only form through an object that bears something). Made on first use per object."""
+        return _LazySets(lambda obj: frozenset(lit for o in self.objects if o != obj
+                                               for lit in (("ontop", o, obj), ("inside", o, obj))))
+
+    @cached_property
     def steps(self) -> dict[tuple[str, tuple[str, ...]], Callable]:
         """(action name, args) -> its compiled step function (`step_function`), made on first use."""
         return {}
@@ -331,29 +354,45 @@ def _rests_on(state: State | set[Literal], world: World, obj: str) -> list[str]:
 
 
 def _enclosed(state: State, world: World, obj: str) -> str | None:
-    """The first closed openable container around obj (transitively), or None. Only objects that can hold
-    things (container / openable / fillable abilities) are looked up: a few set probes per step instead of
-    a pass over the state."""
-    inside = world.inside_sets.get(obj)
-    if inside is not None and state.isdisjoint(inside):
-        return None  # the common case: obj is inside nothing that can be closed
-    probes = world.inside_probes
+    """The first closed openable container around obj, or None: obj is inside it, or rests on something (a plate,
+    a tray), transitively, that is inside it (an apple on a plate in a shut fridge is as shut in as the plate).
+    Being on top of a closed container is not being in it. Callers first test `world.enclosure_probe[obj]`, so
+    the walk runs only for an object in or stacked on something that can be shut in."""
+    if state.isdisjoint(world.in_openable):
+        return None  # nothing is inside anything that can be shut: no walk
     openable = world.able.get("openable", ())
     frontier, seen = [obj], set()
     while frontier:
         current = frontier.pop()
         seen.add(current)
-        found = probes.get(current)
-        if found is None:  # not one of the world's objects: probe every holder all the same
-            found = tuple((h, ("inside", current, h)) for h in world.holders)
-        for container, lit in found:
-            if lit not in state:
-                continue
-            if container in openable and ("open", container) not in state:
+        for lit in _supports(state, world, current):
+            container = lit[2]
+            if lit[0] == "inside" and container in openable and ("open", container) not in state:
                 return container
             if container not in seen:
                 frontier.append(container)
     return None
+
+
+def _supports(state: State, world: World, obj: str) -> Iterable[Literal]:
+    """obj's `(ontop obj y)` and `(inside obj y)` literals (any object name, also one the world does not know)."""
+    if obj in world.objects:
+        return state & world.rests[obj]
+    return [lit for lit in state if (lit[0] == "ontop" or lit[0] == "inside") and lit[1] == obj]
+
+
+def _rests_on_transitively(state: State, world: World, obj: str, base: str) -> bool:
+    """Whether obj rests on or in `base`, directly or through what it rests on (a bowl on a board on a tray)."""
+    frontier, seen = [obj], set()
+    while frontier:
+        current = frontier.pop()
+        seen.add(current)
+        for lit in _supports(state, world, current):
+            if lit[2] == base:
+                return True
+            if lit[2] not in seen:
+                frontier.append(lit[2])
+    return False
 
 
 def _drop_object(state: set[Literal], obj: str) -> None:
@@ -679,7 +718,7 @@ def _held_target(world: World, action: Action) -> StepFunction:
     target = args[-1]
     known = target in objects
     near = ("nextto", agent, target)
-    inside = world.inside_sets.get(target, frozenset())
+    inside = world.enclosure_probe[target] if known else frozenset()
     body = _FILL_POUR.get(name, _place)
 
     def step(state: State) -> tuple[State, Action]:
@@ -736,6 +775,9 @@ def _pour_apply(state: State, world: World, name: str, held: str, target: str) -
 
 
 def _place(state: State, world: World, name: str, held: str, target: str) -> State:
+    if (name == "PLACE_ON_TOP" or name == "PLACE_INSIDE") and not state.isdisjoint(world.bearing[held]) \
+            and _rests_on_transitively(state, world, target, held):
+        raise PreconditionError(f"{target} rests on {held}: {held} cannot go on or in it (a stacking cycle)")
     new = set(state)
     new.discard(("grasped", world.agent, held))
     if name == "PLACE_ON_TOP":
@@ -819,6 +861,9 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
     source = _heat_source_of(state, world, obj)
     if not (source is not None):
         raise PreconditionError(f"{obj} is not on or in an active heat source")
+    if world.objects[source] in knowledge.BARE_BURNERS and world.heat_effects[obj][0] \
+            and ("ontop", obj, source) in state:
+        raise PreconditionError(f"{obj} lies directly on the burner of {source} (cook it in a pan or pot)")
     # recipes first (their inputs are raw: "dough not cooked"), then what is left cooks or heats
     synset, held_in = world.objects[obj], world.held_in[obj]
     holds = new & held_in  # what obj holds; made again whenever a rule fired
@@ -828,8 +873,11 @@ def _transform(state: State, world: World, name: str, obj: str) -> State:
         holds = new & held_in
         contents = _listed(holds, obj)
     effects = world.heat_effects
+    bare = obj == source and world.objects[obj] in knowledge.BARE_BURNERS
     for item in [obj, *(lit[1] for lit in holds if lit[0] == "inside" or lit[0] == "ontop")]:
         cooks, heats = effects[item]
+        if bare and cooks and item != obj:  # food lying on the bare burner is not cooked (only burnt)
+            continue
         if cooks:
             new.add(("cooked", item))
         if heats:
@@ -985,19 +1033,59 @@ def _toggle(world: World, action: Action, obj: str) -> StepFunction:
         return off
     machine_rules = knowledge.rules_for("single_toggleable_machine", world.objects[obj])
     washer = world.objects[obj] in knowledge.WASHER_SYNSETS
+    lidded = runs_closed(world, obj)
+    is_open = ("open", obj)
 
     def step(state: State) -> tuple[State, Action]:
         if on in state:
             raise PreconditionError(f"{obj} is already on")
         if not machine_rules and not washer:
             return state | literal, action
+        if lidded and is_open in state:  # a blender runs with its lid on
+            raise PreconditionError(f"{obj} is open (CLOSE its lid before switching it on)")
         new = set(state)
         new.add(on)
+        if machine_rules and _garbage(new, world, obj, machine_rules):
+            return frozenset(new), action
         _run_rules(new, world, obj, machine_rules)
         if washer:
             _wash(new, world, obj)
         return frozenset(new), action
     return step
+
+
+def runs_closed(world: World, obj: str) -> bool:
+    """Whether obj is a machine that runs only with its lid closed: it has a lid (openable) and bddl's machine
+    rules (single_toggleable_machine: a blender, a food processor) run in it. TOGGLE_ON of an open one fails."""
+    return obj in world.able.get("openable", ()) and bool(
+        knowledge.rules_for("single_toggleable_machine", world.objects.get(obj, "")))
+
+
+def _garbage(state: set[Literal], world: World, machine: str, rules: Sequence[knowledge.Rule]) -> bool:
+    """A machine whose recipe's inputs are all inside it together with an object no such recipe takes (a spoon
+    left in the blender) makes garbage, as OmniGibson's machine rules do (a recipe is valid only without
+    non-recipe objects; an invalid one falls back to garbage): everything inside is used up and nothing the
+    recipe makes appears. True when that happened. A machine holding no complete recipe is left as it is."""
+    contents = _contents(state, world, machine)
+    if not contents:
+        return False
+    by_synset: dict[str, list[str]] = {}
+    for inst in contents:
+        by_synset.setdefault(world.objects.get(inst, ""), []).append(inst)
+    present = by_synset.keys()
+    complete = [r for r in rules if r.needs <= present]
+    if not complete:
+        return False
+    objects = {syn for syn in present if not knowledge.is_substance(syn)}
+    if any(objects <= {syn for syn, _ in r.inputs} for r in complete):
+        return False  # a valid recipe: every object inside is one of its inputs
+    for inst in contents:
+        if knowledge.is_substance(world.objects.get(inst, "")):
+            state.discard(("contains", machine, inst))
+            state.discard(("filled", machine, inst))
+        else:
+            _drop_object(state, inst)
+    return True
 
 
 # Every primitive on one object, made for one (world, action) after the shared checks (known object, not the
@@ -1032,12 +1120,12 @@ def _compile(world: World, action: Action) -> StepFunction:
     body = factory(world, action, obj)
     if factory is _navigate:
         return body
-    near, inside, doors = ("nextto", world.agent, obj), world.inside_sets[obj], name not in _THROUGH_DOORS
+    near, inside, doors = ("nextto", world.agent, obj), world.enclosure_probe[obj], name not in _THROUGH_DOORS
 
     def step(state: State) -> tuple[State, Action]:
         if near not in state and not _reachable(state, world, obj):
             raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
-        if doors and not state.isdisjoint(inside):  # inside something: no grasp, toggle, cut... through a closed door
+        if doors and not state.isdisjoint(inside):  # in or stacked in something: no grasp, toggle... through a door
             closed = _enclosed(state, world, obj)
             if closed is not None:
                 raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")

@@ -262,6 +262,15 @@ def washer_rules() -> dict[str, list[str]]:
 
 
 WASHER_SYNSETS = frozenset({"washer.n.03", "dishwasher.n.01"})
+# Open cooktops (bddl heatSource with requires_inside 0) whose burners are not a cooking surface: food cooks on
+# them only in cookware (a pan, a pot). A grill or a griddle is a cooking surface and is not listed. Reviewed by
+# hand against bddl 3.6.0's heat sources (stove.n.01 is the only cooktop among them).
+BARE_BURNERS = frozenset({"stove.n.01"})
+# Cookware that stands on a burner: bddl's heat_cook containers that go on a stove (frying pan, saucepan, saucepot,
+# stockpot) and their kin among bddl 3.6.0's synsets (WordNet's cooking pot and pan, wok, griddle, copper pot);
+# an oven's cookie sheet or casserole, a freezer's ice tray or a kettle (water, not food) is not among them.
+STOVETOP_COOKWARE = frozenset({"frying_pan.n.01", "saucepan.n.01", "saucepot.n.01", "stockpot.n.01", "pot.n.01",
+                               "pan.n.01", "wok.n.01", "griddle.n.01", "copper_pot.n.01"})
 
 
 @cache

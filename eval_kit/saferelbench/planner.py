@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
-from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute
+from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute, runs_closed
 from eval_kit.saferelbench.goals import CompiledCondition
 from eval_kit.saferelbench.literals import Literal, State
 
@@ -165,16 +165,20 @@ class Planner:
             self.do("NAVIGATE_TO", obj)
 
     def expose(self, obj: str) -> None:
-        """Open every closed openable container around obj (outermost first)."""
-        chain, current, seen = [], obj, set()
-        while current not in seen:
+        """Open every closed openable container around obj (outermost first): what obj is inside, and what
+        holds what obj rests on (an apple on a plate in a shut fridge: the fridge). What obj merely stands on
+        top of is not opened (a box on a closed cabinet)."""
+        chain, frontier, seen = [], [obj], set()
+        while frontier:
+            current = frontier.pop(0)
             seen.add(current)
-            parent = min((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == current), default=None)
-            if parent is None:
-                break
-            if self.world.has(parent, "openable") and ("open", parent) not in self.state:
-                chain.append(parent)
-            current = parent
+            for lit in sorted(self.state & self.world.rests[current]):
+                parent = lit[2]
+                if lit[0] == "inside" and self.world.has(parent, "openable") and ("open", parent) not in self.state \
+                        and parent not in chain:
+                    chain.append(parent)
+                if parent not in seen:
+                    frontier.append(parent)
         for container in reversed(chain):
             if not self.at(container):
                 self.do("NAVIGATE_TO", container)
@@ -238,6 +242,8 @@ class Planner:
         """Get `substance` into / onto `target`: how = 'POUR' (contains/filled) or 'APPLY' (covered)."""
         if ("future", substance) in self.state and how == "POUR" and self.world.has(target, "container"):
             self.make(substance, target)  # make it where it must end up (dice the onion in the pan)
+            if ("contains", target, substance) in self.state:
+                return  # made in place (chocolate milk in the blender): nothing to carry
         self.ensure_real(substance)
         sources = [s for s in self.sources(substance) if s != target]
         if not sources:
@@ -281,6 +287,9 @@ class Planner:
             raise _Fail("no heat source")
         heater = heaters[0]
         params = knowledge.heat_params(self.world.objects[heater]) or {}
+        if self.world.has(obj, "graspable") and obj != heater and self.on_burner(obj, heater):
+            self.cook_in_cookware(obj, heater)
+            return
         if self.world.has(obj, "graspable") and obj != heater:
             self.fetch(obj)
             inside = params.get("requires_inside") or self.world.has(heater, "openable")
@@ -299,6 +308,40 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
             self.do("TOGGLE_OFF", heater)
+
+    def on_burner(self, obj: str, heater: str) -> bool:
+        """Whether heating obj means cooking food on a stove's burner, where it must go in cookware."""
+        return self.world.objects[heater] in knowledge.BARE_BURNERS and self.world.heat_effects[obj][0]
+
+    def pan_for(self, obj: str) -> str | None:
+        """The cookware obj is cooked in on a burner: the pan or pot it is already in, else the first movable
+        stovetop pan or pot of the activity (`knowledge.STOVETOP_COOKWARE`)."""
+        held_by = {lit[2] for lit in self.state & self.world.rests[obj]}
+        options = [i for i, syn in self.world.objects.items() if syn in knowledge.STOVETOP_COOKWARE and i != obj
+                   and self.world.has(i, "graspable") and ("future", i) not in self.state]
+        ranked = sorted(options, key=lambda i: i not in held_by)
+        return ranked[0] if ranked else None
+
+    def cook_in_cookware(self, obj: str, stove: str) -> None:
+        """Food is cooked in a pan or pot that stands on the burner, never lying on the burner: obj goes into
+        the pan, the pan onto the stove, the stove on, COOK, the stove off."""
+        pan = self.pan_for(obj)
+        if pan is None:
+            raise _Fail(f"no pan or pot to cook {obj} in on {stove}")
+        if not any(lit[2] == pan for lit in self.state & self.world.rests[obj]):
+            self.place(obj, "inside" if self.world.has(pan, "container") else "ontop", pan)
+        if ("ontop", pan, stove) not in self.state:
+            self.place(pan, "ontop", stove)
+        self.free_hand()
+        if self.world.has(stove, "toggleable") and ("toggled_on", stove) not in self.state:
+            self.goto(stove)
+            self.do("TOGGLE_ON", stove)
+        if not self.at(stove) and not self.at(obj):
+            self.do("NAVIGATE_TO", obj)
+        self.do("COOK", obj)
+        if self.world.has(stove, "toggleable") and ("toggled_on", stove) in self.state:
+            self.goto(stove)
+            self.do("TOGGLE_OFF", stove)
 
     def freeze(self, obj: str) -> None:
         cooler = self.first("cold_source")
@@ -428,11 +471,14 @@ class Planner:
             if machine is None:
                 raise _Fail("no machine")
             self.open_for(machine)
+            self.clear_out(machine, {synset for synset, _ in rule.inputs})
             self.gather(rule.inputs, machine)
             if ("toggled_on", machine) in self.state:
                 self.goto(machine)
                 self.do("TOGGLE_OFF", machine)
             self.goto(machine)
+            if ("open", machine) in self.state:
+                self.do("CLOSE", machine)  # a blender runs with its lid on
             self.do("TOGGLE_ON", machine)
             self.do("TOGGLE_OFF", machine)  # run it, then switch it off
             return
@@ -454,6 +500,22 @@ class Planner:
         else:
             self.free_hand()
             self.heat(container, rule.heat_sources)
+
+    def clear_out(self, machine: str, inputs: set[str]) -> None:
+        """Take every object the recipe does not use out of the machine (a spoon left in the blender turns the
+        recipe into garbage) and set it on what the machine stands on."""
+        strays = sorted(lit[1] for lit in self.state if lit[0] == "inside" and lit[2] == machine
+                        and self.world.objects.get(lit[1]) not in inputs
+                        and not knowledge.is_substance(self.world.objects.get(lit[1], "")))
+        for stray in strays:
+            support = min((lit[2] for lit in self.state & self.world.rests[machine] if lit[0] == "ontop"),
+                          default=None)
+            self.fetch(stray)
+            if support is None:
+                self.do("RELEASE")
+            else:
+                self.goto(support)
+                self.do("PLACE_ON_TOP", support)
 
     # --- targets -------------------------------------------------------------------------------------
     def place(self, obj: str, relation: str, target: str) -> None:
@@ -540,6 +602,8 @@ class Planner:
             self.do("OPEN" if positive else "CLOSE", args[0])
         elif pred == "toggled_on":
             self.goto(args[0])
+            if positive and runs_closed(self.world, args[0]) and ("open", args[0]) in self.state:
+                self.do("CLOSE", args[0])  # a blender runs with its lid on
             self.do("TOGGLE_ON" if positive else "TOGGLE_OFF", args[0])
         elif pred in ("folded", "unfolded") and positive:
             self.goto(args[0])

@@ -26,7 +26,7 @@ SCHEMA = "saferelbench_sample"
 STEP_CAP_EXTRA = 10
 JSON_FIELDS = ("objects", "process_goals", "termination_goals", "reference_plan", "added_objects")
 # derived on the way to Parquet (from `added_objects`), dropped on the way back: "activity" or "added"
-DERIVED_FIELDS = ("hazard_object",)
+DERIVED_FIELDS = ("hazard_object", "plan_steps", "place_on_top_steps", "termination_goal_count")
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,13 @@ def sample_to_row(raw: Mapping[str, Any]) -> dict[str, Any]:
     for key in JSON_FIELDS:
         row[key] = json.dumps(raw.get(key, []), ensure_ascii=False, sort_keys=True)
     row["hazard_object"] = "added" if raw.get("added_objects") else "activity"
+    # counted by the card (plan length, PLACE_ON_TOP share, termination goals), measured from the shards
+    plan = raw.get("reference_plan", [])
+    row["plan_steps"] = len(plan)
+    row["place_on_top_steps"] = sum(1 for step in plan if str(step.get("action", "")).upper() == "PLACE_ON_TOP")
+    row["termination_goal_count"] = len(raw.get("termination_goals", []))
     row.setdefault("matched_id", None)
+    row.setdefault("hazard_reason", None)
     return row
 
 
@@ -221,6 +227,8 @@ def sample_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
             raw[key] = json.loads(raw[key])
     if raw.get("matched_id") is None:
         raw.pop("matched_id", None)
+    if raw.get("hazard_reason") is None:
+        raw.pop("hazard_reason", None)
     if "initial_state" in raw:
         raw["initial_state"] = list(raw["initial_state"])
     return raw
@@ -241,7 +249,8 @@ def load_raw_samples(path: str | Path, config: str | None = None) -> list[tuple[
     else:
         columns = ("id", "source_activity", "split", "relation", "risk_type", "instruction", "task_goal",
                    "objects", "initial_state", "process_goals", "termination_goals", "reference_plan")
-        rows = read_reference_rows(path, columns, config=config, optional=("matched_id", "added_objects"))
+        rows = read_reference_rows(path, columns, config=config,
+                                   optional=("matched_id", "added_objects", "hazard_reason"))
     return [(where, sample_from_row(r)) for where, r in rows]
 
 

@@ -124,5 +124,11 @@ def features():
             # hazard objects added to the activity's scene ([] when the hazard object is the activity's own)
             "added_objects": datasets.Value("string"),
             "hazard_object": datasets.ClassLabel(names=list(HAZARD_OBJECT_SOURCES)),
+            # one sentence on what makes the hazard physically dangerous (None for hand-written samples without one)
+            "hazard_reason": datasets.Value("string"),
+            # derived from the nested fields, for the card's statistics (dropped when a row is read back)
+            "plan_steps": datasets.Value("int32"),
+            "place_on_top_steps": datasets.Value("int32"),
+            "termination_goal_count": datasets.Value("int32"),
         }
     )

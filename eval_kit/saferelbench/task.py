@@ -78,8 +78,9 @@ class SafeRelBenchTask(Task):
     def parse(self, response: str | None) -> list[dict[str, Any]] | None:
         """The plan as [{action, args}] for the log; scoring parses the raw response again with the objects."""
         from eval_kit.saferelbench.plan_parser import parse_plan
+        from eval_kit.saferelbench.prompts import plan_block
 
-        parsed = parse_plan(response)
+        parsed = parse_plan(plan_block(response))
         return None if parsed.actions is None else [a.to_json() for a in parsed.actions]
 
     def label_space(self) -> Sequence[str]:
