@@ -58,3 +58,26 @@ def test_an_action_like_line_that_is_not_used_is_counted_and_shown():
     # "blue sponge" is no object of the sample: the line is kept out of the plan, counted and shown
     assert parsed.actions == [A("GRASP", RAG), A("PLACE_ON_TOP", RAG, CT)]
     assert parsed.unparsed_lines == 1 and parsed.unparsed == ("2. Grasp the blue sponge.",)
+
+
+def test_the_runs_report_shows_the_unused_lines():
+    from pathlib import Path
+
+    from eval_kit.saferelbench.episode import read_plan, run_episode
+    from eval_kit.saferelbench.report import render_tables
+    from eval_kit.saferelbench.samples import load_samples
+    from eval_kit.saferelbench.scoring import episode_scores
+
+    demo = Path(__file__).resolve().parents[1] / "manifests" / "saferelbench" / "demo.jsonl"
+    sample = next(iter(load_samples(demo).values()))
+    first = sample.reference_plan[0]
+    parsed = read_plan(sample, None, f"1. {first}\n2. Grasp the blue sponge.")
+    result, _ = run_episode(sample, parsed.actions, parse_error=parsed.error, unparsed_lines=parsed.unparsed_lines,
+                            unparsed=parsed.unparsed)
+    # one step read, one action-like line not used: counted in the episode, listed in the scores, printed
+    assert parsed.actions == [first] and result.to_json()["unparsed"] == ["2. Grasp the blue sponge."]
+    scores = episode_scores([result], [sample])
+    assert scores["unparsed_lines"] == 1
+    assert scores["unparsed_examples"] == [{"id": sample.id, "variant": "base", "lines": ["2. Grasp the blue sponge."]}]
+    text = render_tables({"plans": {**scores, "missing": 0}})
+    assert "1 plan line(s) looked like actions" in text and "2. Grasp the blue sponge." in text
