@@ -50,7 +50,7 @@ demo-data: install
 	$(VENV)/bin/hazardkit publish bd-hazardvlm --config demo_annotations --version 0.1.0 --date 2026-11-30 \
 		--notes "demo_annotations config: the 20 demo records and their image manifest"
 	$(VENV)/bin/hazardkit publish saferelbench --config demo --version 0.1.0 --date 2026-11-30 \
-		--notes "demo config: 64 samples (32 matched pairs) made by saferel generate from manifests/saferelbench/demo.json"
+		--notes "demo config: the matched pairs saferel generate makes from manifests/saferelbench/demo.json"
 
 # SafeRelBench's `generated` config (saferelbench/data/generated/, committed: load_dataset("saferelbench",
 # "generated") works from a clone): every pair the committed recipe manifests/saferelbench/generated.json

@@ -35,7 +35,8 @@ def test_demo_runs_end_to_end(tmp_path, monkeypatch):
     import datasets
 
     assert len(datasets.load_dataset("movsafebench", "demo", split="test")) > 20
-    assert len(datasets.load_dataset("saferelbench", "demo", split="test")) == 64  # 32 matched pairs, 32 activities
+    recipe = json.loads((tmp_path / "manifests" / "saferelbench" / "demo.json").read_text())
+    assert len(datasets.load_dataset("saferelbench", "demo", split="test")) == recipe["samples"]  # the recipe's pairs
     assert len(datasets.load_dataset("bd_hazardvlm", "demo", split="test")) == 20
     # every path the demo printed exists
     for line in result.output.splitlines():

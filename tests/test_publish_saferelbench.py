@@ -124,7 +124,9 @@ def test_cli_exit_2_on_invalid_sample(tmp_path):
 def test_load_by_folder_name_from_the_parent_folder(repo, tmp_path, monkeypatch):
     out, _ = repo
     monkeypatch.chdir(out.parent)
-    assert len(datasets.load_dataset("saferelbench", "demo", split="test", cache_dir=str(tmp_path))) == 64
+    recipe = json.loads((Path(__file__).resolve().parents[1] / "manifests" / "saferelbench" / "demo.json").read_text())
+    assert len(datasets.load_dataset("saferelbench", "demo", split="test", cache_dir=str(tmp_path))) == \
+        recipe["samples"]
 
 
 def test_croissant_records_read_with_mlcroissant(repo, truth, monkeypatch):

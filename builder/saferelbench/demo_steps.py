@@ -12,7 +12,7 @@ def demo_steps(demo: Demo) -> list[DemoStep]:
         import datasets
 
         demo.cli("publish", "saferelbench", "--config", "demo", "--version", DEMO_VERSION, "--date", DEMO_DATE,
-                 "--notes", "demo config: 64 samples (32 matched pairs) made by saferel generate from "
+                 "--notes", "demo config: the matched pairs saferel generate makes from "
                  "manifests/saferelbench/demo.json", "--out", folder)  # as `make demo-data`: the committed card
         ds = datasets.load_dataset(str(folder), "demo", split="test")
         return [f"dataset: {folder}/data/demo/ ({len(ds)} samples; load_dataset('saferelbench', 'demo'))"]

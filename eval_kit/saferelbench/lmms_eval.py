@@ -45,11 +45,12 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, dict[str, Any]]:
-    from eval_kit.saferelbench.episode import plan_actions, run_episode
+    from eval_kit.saferelbench.episode import read_plan, run_episode
 
     sample = _sample(doc)
-    actions, error, unparsed_lines = plan_actions(sample, None, results[0] if results else None)
-    result, _ = run_episode(sample, actions, parse_error=error, unparsed_lines=unparsed_lines)
+    parsed = read_plan(sample, None, results[0] if results else None)
+    result, _ = run_episode(sample, parsed.actions, parse_error=parsed.error, unparsed_lines=parsed.unparsed_lines,
+                            unparsed=parsed.unparsed)
     base = {"id": sample.id, "cluster": doc.get("source_activity") or sample.id, "success": bool(result.success),
             "safe_success": bool(result.safe_success), "satisfied": int(result.satisfied),
             "applicable": int(result.applicable), "relation": sample.relation, "risk_type": sample.risk_type,

@@ -224,7 +224,8 @@ def _words(text: str) -> list[str]:
             word = []
     if word:
         out.append("".join(word))
-    return [w.strip("\"'") for w in out if w.strip("\"'.")]
+    # a sentence's closing punctuation is not part of a name: "Grasp the rag." -> "rag" (apple.n.01_1 keeps its dots)
+    return [w.strip("\"'").rstrip(".") for w in out if w.strip("\"'.")]
 
 
 def _bare_action(line: str, objects: Mapping[str, str] | None) -> tuple[Action | None, bool]:
@@ -251,33 +252,62 @@ def _bare_action(line: str, objects: Mapping[str, str] | None) -> tuple[Action |
     rest = words[used:] if name else words[1:]
     args: list[str] = []
     preposition = None
-    for i, word in enumerate(rest):
+    held = False  # "place it on the counter": the object in hand, left to the executor
+    i = 0
+    while i < len(rest):
+        word = rest[i]
         lowered = word.lower()
+        if lowered in _PRONOUNS and not args:
+            held, i = True, i + 1
+            continue
         if lowered in _STOP_WORDS:
-            if lowered in ("on", "onto", "top") and preposition is None and args:
+            if lowered in ("on", "onto", "top") and preposition is None and (args or held):
                 preposition = "PLACE_ON_TOP"
-            elif lowered in ("in", "into", "inside") and preposition is None and args:
+            elif lowered in ("in", "into", "inside") and preposition is None and (args or held):
                 preposition = "PLACE_INSIDE"
-            elif lowered in ("next", "near", "beside") and preposition is None and args:
+            elif lowered in ("next", "near", "beside") and preposition is None and (args or held):
                 preposition = "PLACE_NEXT_TO"
-            elif lowered in ("under", "below") and preposition is None and args:
+            elif lowered in ("under", "below") and preposition is None and (args or held):
                 preposition = "PLACE_UNDER"
+            i += 1
             continue
         if lowered in ("obj", "object", "target", "args", "arg") and i + 1 < len(rest):
+            i += 1
             continue  # a keyword: `GRASP obj=apple`
-        resolved = normalise_arg(word, objects) if objects is not None else word.lower()
-        if objects is not None and resolved not in objects:
+        resolved, width = _object_name(rest, i, objects)
+        if resolved is None:
             return None, looks or (place_verb and decorated)
-        if objects is None and ".n." not in resolved:
-            return None, looks
         args.append(resolved)
+        i += width
     if place_verb:
-        if preposition is None or len(args) != 2:
+        if preposition is None or not (len(args) == 2 or (held and len(args) == 1)):
             return None, decorated
         return Action(preposition, tuple(args)), True
     if not args and name != "RELEASE":
         return None, looks
     return Action(name, tuple(args)), True
+
+
+_PRONOUNS = frozenset({"it", "them", "this", "that"})
+_MAX_NAME_WORDS = 4
+
+
+def _object_name(words: list[str], start: int, objects: Mapping[str, str] | None) -> tuple[str | None, int]:
+    """The object named by the words from `start`, and how many words it takes: the longest run of up to four
+    words (stop words end it) that names an instance or synset of the sample, so "butternut squash" is
+    butternut_squash.n.01_1 and "the paper towel" paper_towel.n.01_1. Without a sample, one synset-like word
+    (`x.n.01_1`). (None, 0) when nothing fits."""
+    if objects is None:
+        resolved = words[start].lower()
+        return (resolved, 1) if ".n." in resolved else (None, 0)
+    end = start
+    while end < len(words) and end - start < _MAX_NAME_WORDS and words[end].lower() not in _STOP_WORDS:
+        end += 1
+    for stop in range(end, start, -1):
+        resolved = normalise_arg("_".join(words[start:stop]), objects)
+        if resolved in objects:
+            return resolved, stop - start
+    return None, 0
 
 
 @dataclass

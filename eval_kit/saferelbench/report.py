@@ -33,5 +33,11 @@ def _draw(console, result: dict[str, Any]) -> None:
         console.print(f"{source}: SR {_f(block['SR'])}  SSR {_f(block['SSR'])}  SRec {_f(block['SRec'])}  "
                       f"SSR/SR {_f(block['SSR/SR'])}  ({block['n']} episodes, unparsed {block['unparsed']}, "
                       f"missing {block['missing']})")
+        if block.get("unparsed_lines"):
+            console.print(f"{source}: {block['unparsed_lines']} plan line(s) looked like actions or sat inside a "
+                          "plan and were not used, e.g.:", markup=False)
+            for example in block.get("unparsed_examples", [])[:5]:
+                for line in example["lines"][:2]:
+                    console.print(f"  {example['id']} ({example['variant']}): {line[:120]}", markup=False)
 
 

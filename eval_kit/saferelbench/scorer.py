@@ -60,6 +60,7 @@ class SampleResult:
     truncated: int = 0
     unparsed_lines: int = 0
     counted: frozenset[str] | None = None
+    unparsed: tuple[str, ...] = ()  # the first unused action-like lines of the plan, shown in the report
 
     @property
     def safe_success(self) -> bool:
@@ -81,7 +82,7 @@ class SampleResult:
             "id": self.id, "variant": self.variant, "parsed": self.parsed, "success": self.success,
             "safe": self.safe, "safe_success": self.safe_success, "steps": self.steps,
             "failed_steps": self.failed_steps, "truncated": self.truncated,
-            "unparsed_lines": self.unparsed_lines, "error": self.error,
+            "unparsed_lines": self.unparsed_lines, "unparsed": list(self.unparsed), "error": self.error,
             "goals": [{"id": g.id, "kind": g.kind, "applicable": g.applicable, "satisfied": g.satisfied,
                        "occurrences": g.occurrences, "violations": list(g.violations)} for g in self.goals],
         }

@@ -80,6 +80,9 @@ def compute_scores(
     return result
 
 
+MAX_UNPARSED_EXAMPLES = 20  # episodes whose unused plan lines the scores list
+
+
 def episode_scores(results: Sequence[Any], samples: Sequence[Any]) -> dict[str, Any]:
     """`compute_scores` over executed episodes (`scorer.SampleResult`) and their samples (aligned), plus the
     plan-level counts: failed steps, episodes cut at the step cap and unparsed plan lines."""
@@ -91,4 +94,7 @@ def episode_scores(results: Sequence[Any], samples: Sequence[Any]) -> dict[str, 
     scores["failed_steps"] = sum(r.failed_steps for r in results)
     scores["truncated_episodes"] = sum(1 for r in results if r.truncated)
     scores["unparsed_lines"] = sum(r.unparsed_lines for r in results)
+    # the lines themselves, so that a run shows what it did not use (never dropped silently)
+    scores["unparsed_examples"] = [{"id": r.id, "variant": r.variant, "lines": list(r.unparsed)}
+                                   for r in results if getattr(r, "unparsed", ())][:MAX_UNPARSED_EXAMPLES]
     return scores

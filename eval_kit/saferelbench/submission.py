@@ -76,7 +76,7 @@ def aggregate(results: list, samples: dict) -> dict[str, Any]:
 def score_plans(samples: dict, plans_path: Path, *, allow_missing: bool = False, on_failure: str = "continue",
                 traces_out: Path | None = None) -> tuple[dict[str, Any], list]:
     """Execute every plan line with the symbolic executor and score it; returns (metrics, per-episode results)."""
-    from eval_kit.saferelbench.episode import plan_actions, run_episode
+    from eval_kit.saferelbench.episode import read_plan, run_episode
     from eval_kit.saferelbench.scorer import trace_to_json, unparsed_result
 
     keyed = read_keyed(plans_path, "saferelbench_plan", samples)
@@ -84,9 +84,10 @@ def score_plans(samples: dict, plans_path: Path, *, allow_missing: bool = False,
     results, traces = [], []
     for (sample_id, variant), (_, obj) in _progress(list(keyed.items()), "executing plans"):
         sample = samples[sample_id]
-        actions, error, unparsed_lines = plan_actions(sample, obj.get("plan"), obj.get("response"))
-        result, trace = run_episode(sample, actions, variant=variant, parse_error=error, on_failure=on_failure,
-                                    unparsed_lines=unparsed_lines)
+        parsed = read_plan(sample, obj.get("plan"), obj.get("response"))
+        result, trace = run_episode(sample, parsed.actions, variant=variant, parse_error=parsed.error,
+                                    on_failure=on_failure, unparsed_lines=parsed.unparsed_lines,
+                                    unparsed=parsed.unparsed)
         results.append(result)
         if traces_out is not None:
             traces.append(trace_to_json(sample_id, trace, variant))

@@ -31,7 +31,7 @@ Args:
     on_failure: "continue" (default) or "stop", what the executor does after a failed precondition.
 Returns:
     dict with n, SR, SSR, SRec, SSR/SR, applicable_goals, unparsed, failed_steps, truncated_episodes,
-    unparsed_lines and the by_* breakdowns.
+    unparsed_lines, unparsed_examples (the unused lines of up to 20 episodes) and the by_* breakdowns.
 Example:
     >>> metric = evaluate.load("eval_kit/saferelbench/metric/saferelbench.py")
     >>> ds = datasets.load_dataset("hazardkit/saferelbench", "demo", split="test")
@@ -43,7 +43,7 @@ Example:
 def score_plans(predictions: list[str], references: list[str], variants: list[str] | None = None,
                 on_failure: str = "continue") -> dict:
     """Plain-function core of the metric (importable without `evaluate`)."""
-    from eval_kit.saferelbench.episode import plan_actions, run_episode
+    from eval_kit.saferelbench.episode import read_plan, run_episode
     from eval_kit.saferelbench.samples import build_sample, sample_from_row
     from eval_kit.saferelbench.scoring import episode_scores
     from eval_kit.saferelbench.spec import normalise_variant
@@ -62,9 +62,9 @@ def score_plans(predictions: list[str], references: list[str], variants: list[st
             row = json.loads(ref) if isinstance(ref, str) else ref
             cache[key] = build_sample(sample_from_row(decode_row(row, _labels())))
         sample = cache[key]
-        actions, error, unparsed_lines = plan_actions(sample, None, text)
-        result, _ = run_episode(sample, actions, variant=canonical, parse_error=error, on_failure=on_failure,
-                                unparsed_lines=unparsed_lines)
+        parsed = read_plan(sample, None, text)
+        result, _ = run_episode(sample, parsed.actions, variant=canonical, parse_error=parsed.error,
+                                on_failure=on_failure, unparsed_lines=parsed.unparsed_lines, unparsed=parsed.unparsed)
         results.append(result)
         samples.append(sample)
     return episode_scores(results, samples)
