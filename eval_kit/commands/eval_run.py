@@ -137,9 +137,8 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
     assert benchmark is not None and out is not None  # checked by resolve_run_options
     from eval_kit.display_names import display_name
 
-    shown, name_note = display_name(model, model_name)
-    if name_note:
-        click.echo(f"note: {name_note}", err=True)
+    shown, name_note = display_name(model, model_name)  # the note is printed once the run went ahead: a refusal
+    # stays one line
     budget = harness.FailureBudget.parse(max_failures)
     harness.BatchSize.parse(batch_size)  # a wrong value is refused before anything loads
     task = registry.make_task(benchmark, data=data, config=config, dataset_revision=dataset_revision,
@@ -171,6 +170,8 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # a setup error leaves no empty run folder behind
         raise
+    if name_note:
+        click.echo(f"note: {name_note}", err=True)
     _report_failures(summary)
     try:
         click.echo(
