@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", nargs="?", default="saferelbench")
     parser.add_argument("--config", default="generated")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="accepted for benchmarks/run_all.py; the statistics read the committed rows either way")
     args = parser.parse_args(argv)
     path = Path(args.path)
     rows = [raw for _, raw in load_raw_samples(path, None if path.suffix == ".jsonl" else args.config)]

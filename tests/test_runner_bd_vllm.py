@@ -64,4 +64,4 @@ def test_saferel_requests_carry_no_image(tmp_path):
     harness.run(task, backend(llm), tmp_path / "r", model="m", limit=4, progress=False)
     assert len(llm.inputs) == 4
     assert all("multi_modal_data" not in x and "<image>" not in x["prompt"] for x in llm.inputs)
-    assert all("mitigation:" in x["prompt"] for x in llm.inputs)
+    assert all("mitigation (" in x["prompt"] for x in llm.inputs)  # ACTION-GROUNDED: the kind of mitigation

@@ -33,16 +33,13 @@ def call(*args):
 
 
 def test_demo_samples_cover_relations_controls_and_real_activities(demo):
-    # 29 pairs from 18 activities: up to two pairs (two hazard objects) per activity and risk type
+    # 32 pairs from 16 activities, every risk type (utensil_inside_activation now covers metal utensils in a
+    # microwave too, so it keeps pairs under the garbage rule of issue 31 item 2)
     assert len(demo) >= 56 and len({s.source_activity for s in demo.values()}) >= 15
     assert {s.relation for s in demo.values() if s.split == "spatial"} == set(RELATIONS)
     assert {s.relation for s in demo.values() if s.split == "control"} == set(RELATIONS)
-    # utensil_inside_activation makes no pair since a spoon left in a blender spoils the recipe (garbage, issue 31
-    # item 2): its unmitigated plan fails the task, which `saferel validate` rule 3 refuses. The generator side of
-    # issue 31 (part B) redefines that risk type; until then the demo covers the other eight.
-    covered = set(RISK_TYPES) - {"utensil_inside_activation"}
-    assert {s.risk_type for s in demo.values() if s.split == "spatial"} == covered
-    assert {s.risk_type for s in demo.values() if s.split == "control"} == covered
+    assert {s.risk_type for s in demo.values() if s.split == "spatial"} == set(RISK_TYPES)
+    assert {s.risk_type for s in demo.values() if s.split == "control"} == set(RISK_TYPES)
     assert all(s.source_activity in bddl_activities() for s in demo.values())
     for s in demo.values():
         if s.split == "control":
