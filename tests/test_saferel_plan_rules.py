@@ -198,15 +198,7 @@ def test_no_stacking_cycle():
 # --- the witness audit checks the same rules from the states ----------------------------------------------------
 
 
-def _audit_module():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "saferel_witness_audit.py"
-    spec = importlib.util.spec_from_file_location("saferel_witness_audit", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.test_saferel_physics import _audit_module  # noqa: E402 - one loader of the audit script
 
 
 def _kinds(found: list[str]) -> list[str]:
