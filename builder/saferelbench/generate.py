@@ -162,6 +162,53 @@ def _run(state: State, world: World, plan: Sequence[Action]) -> list[State]:
     return states
 
 
+def _without_agent_place(world: World, state: State) -> State:
+    """The state less where the agent stands (its `nextto` literals): what a walk changes and nothing else."""
+    agent = world.agent
+    return frozenset(lit for lit in state if not (lit[0] == "nextto" and agent in lit[1:]))
+
+
+def _compact(world: World, initial: State, plan: list[Action], flags: set[int] | None = None
+             ) -> tuple[list[Action], set[int]]:
+    """The plan without the steps the planner wasted: a NAVIGATE_TO to where the target is already within reach
+    (an object in the open appliance the robot stands at, the counter it is at) and a RELEASE x followed by
+    walking back to x and grasping it again. A step (or the RELEASE-NAVIGATE_TO-GRASP run) is dropped only when
+    the executor still runs the plan and every state of it stays the same apart from where the agent stands, so
+    the task, the hazard and its mitigation are untouched (the executor's reachability rules still hold).
+    `flags` (indices of mitigation steps) follow the kept steps."""
+    flags = set(flags or ())
+    try:
+        ref = [_without_agent_place(world, s) for s in _run(initial, world, plan)]
+    except PreconditionError:
+        return plan, flags
+    steps = list(zip(plan, range(len(plan)), strict=True))  # (action, original index)
+    i = 0
+    while i < len(steps):
+        action = steps[i][0]
+        drop = 0
+        if action.name == "NAVIGATE_TO":
+            drop = 1
+        elif action.name == "RELEASE" and i + 1 < len(steps):
+            obj = action.args[0]
+            j = i + 1
+            if steps[j][0] == Action("NAVIGATE_TO", (obj,)):
+                j += 1
+            if j < len(steps) and steps[j][0] == Action("GRASP", (obj,)):
+                drop = j - i + 1
+        if drop:
+            trial = steps[:i] + steps[i + drop:]
+            try:
+                states = _run(initial, world, [a for a, _ in trial])
+            except PreconditionError:
+                states = None
+            if states is not None and all(_without_agent_place(world, st) == ref[k + 1]
+                                          for st, (_, k) in zip(states[1:], trial, strict=True)):
+                steps = trial
+                continue
+        i += 1
+    return [a for a, _ in steps], {n for n, (_, k) in enumerate(steps) if k in flags}
+
+
 def _insert_point(states: list[State], world: World, k: int) -> int:
     """The last index <= k whose state has an empty hand (mitigation needs a free hand)."""
     for i in range(k, -1, -1):
@@ -698,11 +745,13 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
     if part is None:
         return None
     task_goal, naive = part
-    naive = _tidy(world, design.spatial, naive, task_goal)
+    naive = _compact(world, design.spatial, _tidy(world, design.spatial, naive, task_goal))[0]
     found = _mitigated(world, risk, design, design.spatial, naive)
     if found is None:
         return None
     reference, flags, mitigation = found
+    reference, flags = _compact(world, design.spatial, reference, flags)
+    mitigation = [a for i, a in enumerate(reference) if i in flags] or mitigation
     if len(reference) > MAX_TASK_STEPS:
         return None
     gid, tid = design.goal["id"], f"{risk}_end"
