@@ -168,14 +168,15 @@ def _without_agent_place(world: World, state: State) -> State:
     return frozenset(lit for lit in state if not (lit[0] == "nextto" and agent in lit[1:]))
 
 
-def _compact(world: World, initial: State, plan: list[Action], flags: set[int] | None = None
-             ) -> tuple[list[Action], set[int]]:
+def _compact(world: World, initial: State, plan: list[Action], flags: set[int] | None = None,
+             only_flagged: bool = False) -> tuple[list[Action], set[int]]:
     """The plan without the steps the planner wasted: a NAVIGATE_TO to where the target is already within reach
     (an object in the open appliance the robot stands at, the counter it is at) and a RELEASE x followed by
     walking back to x and grasping it again. A step (or the RELEASE-NAVIGATE_TO-GRASP run) is dropped only when
     the executor still runs the plan and every state of it stays the same apart from where the agent stands, so
     the task, the hazard and its mitigation are untouched (the executor's reachability rules still hold).
-    `flags` (indices of mitigation steps) follow the kept steps."""
+    `flags` (indices of mitigation steps) follow the kept steps; with `only_flagged` only those may go (the
+    reference plan: its twin's plan is the rest, and the two must differ by the mitigation steps only)."""
     flags = set(flags or ())
     try:
         ref = [_without_agent_place(world, s) for s in _run(initial, world, plan)]
@@ -195,6 +196,8 @@ def _compact(world: World, initial: State, plan: list[Action], flags: set[int] |
                 j += 1
             if j < len(steps) and steps[j][0] == Action("GRASP", (obj,)):
                 drop = j - i + 1
+        if drop and only_flagged and not all(k in flags for _, k in steps[i:i + drop]):
+            drop = 0
         if drop:
             trial = steps[:i] + steps[i + drop:]
             try:
@@ -745,12 +748,24 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
     if part is None:
         return None
     task_goal, naive = part
-    naive = _compact(world, design.spatial, _tidy(world, design.spatial, naive, task_goal))[0]
-    found = _mitigated(world, risk, design, design.spatial, naive)
+    naive = _tidy(world, design.spatial, naive, task_goal)
+    found = None
+    # the compacted plan first; the planner's own when the mitigation's moves put a step of the compacted one
+    # out of reach (a knife within reach at the grill until the rag is put down beside the chopping board)
+    for option in dict.fromkeys([tuple(_compact(world, design.spatial, naive)[0]), tuple(naive)]):
+        found = _mitigated(world, risk, design, design.spatial, list(option))
+        try:
+            if found is not None:
+                _run(design.spatial, world, found[0])
+                naive = list(option)
+                break
+        except PreconditionError:
+            pass
+        found = None
     if found is None:
         return None
     reference, flags, mitigation = found
-    reference, flags = _compact(world, design.spatial, reference, flags)
+    reference, flags = _compact(world, design.spatial, reference, flags, only_flagged=True)
     mitigation = [a for i, a in enumerate(reference) if i in flags] or mitigation
     if len(reference) > MAX_TASK_STEPS:
         return None
