@@ -797,8 +797,9 @@ SUBTASK_TRIES = 12  # goal literals tried per pair (those naming the device / su
 
 
 def _tidy(world: World, initial: State, plan: list[Action], goal_text: str) -> list[Action]:
-    """The plan, then shutting what it opened and left open (a fridge, a cabinet), as a person would, when the
-    task goal still holds; the plan unchanged when it cannot (an empty hand is needed, the goal wants it open)."""
+    """The plan shutting what it opened and left open (a fridge, a cabinet), as a person would, when the task goal
+    still holds: right after the plan's last use of it where the executor allows (the robot is still there), else
+    at the end; the plan unchanged when it cannot (the goal wants it open)."""
     from eval_kit.saferelbench.goals import compile_condition
 
     try:
@@ -807,8 +808,23 @@ def _tidy(world: World, initial: State, plan: list[Action], goal_text: str) -> l
         return plan
     left_open = [a.args[0] for a in plan if a.name == "OPEN" and ("open", a.args[0]) in final
                  and ("open", a.args[0]) not in initial]
-    tidy, here = list(plan), next((a.args[-1] for a in reversed(plan) if a.name == "NAVIGATE_TO"), None)
-    for container in dict.fromkeys(left_open):
+    goal = compile_condition(goal_text, dict(world.objects))
+    tidy = list(plan)
+    for container in list(dict.fromkeys(left_open)):  # shut as soon as the plan is done with it (the fridge
+        # door right after taking the food out, where the robot stands), not by walking back at the end
+        opened = next(i for i, a in enumerate(tidy) if a == Action("OPEN", (container,)))
+        for at in range(opened + 1, len(tidy)):
+            trial = [*tidy[:at], Action("CLOSE", (container,)), *tidy[at:]]
+            try:
+                end = _run(initial, world, trial)[-1]
+            except PreconditionError:
+                continue
+            if ("open", container) not in end and goal.holds(end):
+                tidy = trial
+                left_open = [c for c in left_open if c != container]
+                break
+    here = next((a.args[-1] for a in reversed(tidy) if a.name == "NAVIGATE_TO"), None)
+    for container in dict.fromkeys(c for c in left_open if ("open", c) in _run(initial, world, tidy)[-1]):
         if here != container:
             tidy.append(Action("NAVIGATE_TO", (container,)))
         tidy.append(Action("CLOSE", (container,)))
@@ -819,7 +835,7 @@ def _tidy(world: World, initial: State, plan: list[Action], goal_text: str) -> l
         end = _run(initial, world, tidy)[-1]
     except PreconditionError:
         return plan
-    return tidy if compile_condition(goal_text, dict(world.objects)).holds(end) else plan
+    return tidy if goal.holds(end) else plan
 
 
 def _fires(plan: Sequence[Action], trigger: Mapping[str, Any]) -> bool:
