@@ -879,6 +879,7 @@ def _subtask(scene: _Scene, design: _Design) -> tuple[str, list[Action]] | None:
         goal = compile_condition(goal_text, dict(world.objects))
         return goal_text, find_plan(world, design.spatial, goal, tree, scene.object_map).plan
 
+    best: tuple[str, list[Action]] | None = None
     for target in ordered[:SUBTASK_TRIES]:
         goal_text, plan = plan_for([target])
         if not plan:
@@ -892,10 +893,13 @@ def _subtask(scene: _Scene, design: _Design) -> tuple[str, list[Action]] | None:
                   and not _holds_target(*t, final)]
         if broken:
             goal_text, plan = plan_for([target, *broken])
+        # (a pepper put inside an olive oil bottle is no plan: review round 1); the shortest part around the
+        # hazard is kept (the first on ties)
         if plan and _fires(plan, trigger) and len(plan) + len(design.mitigation) <= MAX_TASK_STEPS \
-                and not any(a.name == "PLACE_INSIDE" and _narrow(world.objects[a.args[-1]]) for a in plan):
-            return goal_text, plan  # (a pepper put inside an olive oil bottle is no plan: review round 1)
-    return None
+                and not any(a.name == "PLACE_INSIDE" and _narrow(world.objects[a.args[-1]]) for a in plan) \
+                and (best is None or len(plan) < len(best[1])):
+            best = (goal_text, plan)
+    return best
 
 
 def _narrow(synset: str) -> bool:
