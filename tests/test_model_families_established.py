@@ -42,3 +42,17 @@ def test_every_family_has_a_mark():
 def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
     monkeypatch.setattr(base, "TEMPLATE_MARK", {**base.TEMPLATE_MARK, **TEMPLATE_MARK})
     base.test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch)
+
+
+def test_metadata_schema_allows_the_preset_key_eval_writes():
+    """`eval --preset` writes metadata.json's `preset`; the schema (additionalProperties: false) must allow it."""
+    import jsonschema
+
+    from eval_kit.schemas import load_schema
+
+    schema = load_schema("submission_metadata")
+    assert schema["additionalProperties"] is False and "preset" in schema["properties"]
+    validator = jsonschema.Draft202012Validator(schema)
+    ok = {"preset": "movsafe-qwen2.5-vl-7b"}
+    assert not [e for e in validator.iter_errors(ok) if "preset" in str(e.message)]
+    assert [e for e in validator.iter_errors({"preset": ""}) if "preset" in list(e.path)]
