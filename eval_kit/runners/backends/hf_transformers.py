@@ -169,7 +169,7 @@ class TransformersBackend(Backend):
             # a text-only batch to a processor that insists on images (PaliGemma): the tokenizer, same template
             batch = tokenizer_inputs(self.tokenizer, [text_messages(s.messages) for s in samples],
                                      getattr(self.processor, "chat_template", None))
-        check_images_reached(batch, samples, self.processor, self.family)
+        check_images_reached(batch, samples, self.processor, self.family, model_image_token_id(self.model))
         return batch.to(self.device)
 
     def generation_options(self) -> dict[str, Any]:
@@ -230,8 +230,21 @@ def _image_token_id(processor: Any) -> int | None:
     return None
 
 
-def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any, family: str) -> None:
-    """Raise `NoImageInputs` when a sample has images but its row has no image token, or the batch no pixels."""
+def model_image_token_id(model: Any) -> int | None:
+    """The token the model replaces with image features (its config's), where it names one."""
+    config = getattr(model, "config", None)
+    for name in ("image_token_id", "image_token_index"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any, family: str,
+                         model_token_id: int | None = None) -> None:
+    """Raise `NoImageInputs` when a sample has images but its row has no image token, or the batch no pixels.
+    A row counts as having image tokens when it has the processor's image token or the model's
+    (`model_token_id`): Ovis2's processor names its placeholder `<image>` but expands it to `<IMG_ATOM>`s."""
     with_images = [i for i, s in enumerate(samples) if s.images]
     if not with_images:
         return
@@ -239,7 +252,9 @@ def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any,
     token_id = _image_token_id(processor)
     blind = []
     for i in with_images:
-        if not has_pixels or (token_id is not None and int((batch["input_ids"][i] == token_id).sum()) == 0):
+        row = batch["input_ids"][i]
+        if not has_pixels or (token_id is not None and int((row == token_id).sum()) == 0
+                              and (model_token_id is None or int((row == model_token_id).sum()) == 0)):
             blind.append(samples[i].id)
     if blind:
         what = "no pixels" if not has_pixels else "no image tokens"
