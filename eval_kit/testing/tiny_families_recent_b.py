@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from eval_kit.testing.tiny_families import TinyCheckpoint, _ids, _text, byte_tokenizer
+from eval_kit.testing.tiny_families import QWEN_SPECIALS, TinyCheckpoint, _ids, _save, _text, byte_tokenizer, chatml
 
 VIPLLAVA = (  # llava-hf/vip-llava-7b-hf: "###Human: <image>\ntext###Assistant:"
     "{% for m in messages %}{% if m['role'] == 'user' %}###Human: {% else %}###Assistant: {% endif %}"
@@ -47,10 +47,45 @@ def vipllava(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("vipllava", folder, type(model).__name__, "<image>")
 
 
+def _qwen3_5_like(folder: Path, family: str, name: str, **text_extra) -> TinyCheckpoint:
+    """Qwen3.5-MoE / Qwen4 (exp): hybrid linear/full-attention MoE text, Qwen3-VL style vision tower,
+    Qwen3VLProcessor with the Qwen2-VL PIL image processor, ChatML template with vision-start/pad/end."""
+    import torch
+    import transformers
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
+    tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
+    ids = _ids(tok, *QWEN_SPECIALS)
+    tokens = {"image_token_id": ids["<|image_pad|>"], "video_token_id": ids["<|video_pad|>"],
+              "vision_start_token_id": ids["<|vision_start|>"], "vision_end_token_id": ids["<|vision_end|>"]}
+    text = _text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<|endoftext|>"], num_hidden_layers=2,
+                 layer_types=["linear_attention", "full_attention"], linear_key_head_dim=8, linear_value_head_dim=8,
+                 linear_num_key_heads=2, linear_num_value_heads=2, num_experts=4, num_experts_per_tok=2,
+                 moe_intermediate_size=16, shared_expert_intermediate_size=16,
+                 rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0],
+                                  "mrope_interleaved": True, "partial_rotary_factor": 0.25}, **text_extra)
+    vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "patch_size": 16,
+              "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+              "num_position_embeddings": 64}
+    config = getattr(transformers, f"{name}Config")(text_config=text, vision_config=vision, **tokens)
+    torch.manual_seed(0)
+    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
+    image_processor = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                               min_pixels=32 * 32, max_pixels=4 * 32 * 32)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"])
+    return TinyCheckpoint(family, folder, type(model).__name__, "<|image_pad|>")
+
+
+def qwen3_5_moe(folder: Path) -> TinyCheckpoint:
+    return _qwen3_5_like(folder, "qwen3_5_moe", "Qwen3_5Moe")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
+    "qwen3_5_moe": qwen3_5_moe,
 }
-TEMPLATE_MARK = {"vipllava": "###Assistant:"}
+TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
