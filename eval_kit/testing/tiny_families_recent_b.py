@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from eval_kit.testing.tiny_families import QWEN_SPECIALS, TinyCheckpoint, _ids, _save, _text, byte_tokenizer, chatml
+from eval_kit.testing.tiny_families import (
+    QWEN_SPECIALS,
+    VICUNA,
+    TinyCheckpoint,
+    _ids,
+    _save,
+    _text,
+    byte_tokenizer,
+    chatml,
+)
 
 VIPLLAVA = (  # llava-hf/vip-llava-7b-hf: "###Human: <image>\ntext###Assistant:"
     "{% for m in messages %}{% if m['role'] == 'user' %}###Human: {% else %}###Assistant: {% endif %}"
@@ -81,11 +90,65 @@ def qwen3_5_moe(folder: Path) -> TinyCheckpoint:
     return _qwen3_5_like(folder, "qwen3_5_moe", "Qwen3_5Moe")
 
 
+CLIP_28 = {"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+           "num_attention_heads": 2, "image_size": 28, "patch_size": 14, "projection_dim": 32}
+
+
+def llava_next_video(folder: Path) -> TinyCheckpoint:
+    """LLaVA-NeXT-Video (llava-hf/LLaVA-NeXT-Video-7B-hf): LLaVA-NeXT's anyres images, vicuna template; the
+    processor is built without its (torchvision) video processor, as on a machine without torchvision."""
+    import torch
+    from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
+    from transformers.models.llava_next.image_processing_pil_llava_next import LlavaNextImageProcessorPil
+
+    tok = byte_tokenizer(["<image>", "<video>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>",
+                         template=VICUNA)
+    ids = _ids(tok, "<image>", "<video>", "</s>", "<unk>")
+    pinpoints = [[28, 28], [28, 56], [56, 28]]
+    config = LlavaNextVideoConfig(
+        vision_config=CLIP_28, text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"], image_grid_pinpoints=pinpoints,
+        vision_feature_layer=-1, image_seq_length=4, video_seq_length=1)
+    torch.manual_seed(0)
+    model = LlavaNextVideoForConditionalGeneration(config).eval()
+    image_processor = LlavaNextImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28},
+                                                 image_grid_pinpoints=pinpoints)
+    _save(folder, model, tok, image_processor, template=VICUNA, eos=ids["</s>"], pad=ids["<unk>"],
+          processor_config={"processor_class": "LlavaNextVideoProcessor", "patch_size": 14,
+                            "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1})
+    return TinyCheckpoint("llava_next_video", folder, type(model).__name__, "<image>")
+
+
+def video_llava(folder: Path) -> TinyCheckpoint:
+    """Video-LLaVA (LanguageBind/Video-LLaVA-7B-hf): CLIP tower, its own PIL image processor, vicuna template."""
+    import torch
+    from transformers import VideoLlavaConfig, VideoLlavaForConditionalGeneration
+    from transformers.models.video_llava.image_processing_video_llava import VideoLlavaImageProcessor
+
+    tok = byte_tokenizer(["<image>", "<video>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>",
+                         template=VICUNA)
+    ids = _ids(tok, "<image>", "<video>", "</s>", "<unk>")
+    config = VideoLlavaConfig(
+        vision_config=CLIP_28, text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
+        image_seq_length=4, video_seq_length=8)
+    torch.manual_seed(0)
+    model = VideoLlavaForConditionalGeneration(config).eval()
+    image_processor = VideoLlavaImageProcessor(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
+    _save(folder, model, tok, image_processor, template=VICUNA, eos=ids["</s>"], pad=ids["<unk>"],
+          processor_config={"processor_class": "VideoLlavaProcessor", "patch_size": 14,
+                            "vision_feature_select_strategy": "default", "num_additional_image_tokens": 1})
+    return TinyCheckpoint("video_llava", folder, type(model).__name__, "<image>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
     "qwen3_5_moe": qwen3_5_moe,
+    "llava_next_video": llava_next_video,
+    "video_llava": video_llava,
 }
-TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n"}
+TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n",
+                 "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
