@@ -65,6 +65,9 @@ FAMILIES: dict[str, Family] = {
     "qwen3_vl": Family("Qwen3-VL"),
     # issue 36 (batch c): tiny checkpoints in eval_kit/testing/tiny_families_recent_b.py
     "vipllava": Family("VipLLaVA"),
+    "qwen3_5_moe": Family("Qwen3.5-MoE"),
+    "llava_next_video": Family("LLaVA-NeXT-Video", note="images only (its video processor needs torchvision)"),
+    "video_llava": Family("Video-LLaVA", note="images only (its video processor needs torchvision)"),
     # -- run in issue 36's survey (tiny checkpoints of the real classes, all three benchmarks); no tiny
     #    checkpoint of them in this repository's tests yet ------------------------------------------------
     "qwen3_5": Family("Qwen3.5", note=SURVEYED),
@@ -129,10 +132,10 @@ FAMILIES: dict[str, Family] = {
         ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
         ("inkling2_loop", "Inkling 2 loop"), ("instructblip", "InstructBLIP"),
         ("instructblipvideo", "InstructBLIP-Video"), ("lfm3_vl", "LFM3-VL"),
-        ("llava_next_video", "LLaVA-NeXT-Video"), ("mistral4", "Mistral 4"),
+        ("mistral4", "Mistral 4"),
         ("mistral_large4", "Mistral Large 4"),
-        ("qwen3_5_moe", "Qwen3.5-MoE"), ("qwen4_exp", "Qwen4 (exp)"),
-        ("video_llama_3", "VideoLLaMA 3"), ("video_llava", "Video-LLaVA"))},
+        ("qwen4_exp", "Qwen4 (exp)"),
+        ("video_llama_3", "VideoLLaMA 3"))},
 }
 
 

@@ -106,7 +106,8 @@ def llava_next_video(folder: Path) -> TinyCheckpoint:
     ids = _ids(tok, "<image>", "<video>", "</s>", "<unk>")
     pinpoints = [[28, 28], [28, 56], [56, 28]]
     config = LlavaNextVideoConfig(
-        vision_config=CLIP_28, text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=CLIP_28,
+        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], image_grid_pinpoints=pinpoints,
         vision_feature_layer=-1, image_seq_length=4, video_seq_length=1)
     torch.manual_seed(0)
@@ -129,7 +130,8 @@ def video_llava(folder: Path) -> TinyCheckpoint:
                          template=VICUNA)
     ids = _ids(tok, "<image>", "<video>", "</s>", "<unk>")
     config = VideoLlavaConfig(
-        vision_config=CLIP_28, text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=CLIP_28,
+        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
         image_seq_length=4, video_seq_length=8)
     torch.manual_seed(0)
