@@ -18,7 +18,7 @@ from eval_kit.runners.families import FAMILIES as TABLE
 from eval_kit.runners.families import TORCHVISION
 from eval_kit.testing.synthetic_datasets import write_jsonl
 from eval_kit.testing.tiny_families import config_only
-from eval_kit.testing.tiny_families_recent_b import FAMILIES, TEMPLATE_MARK, build
+from eval_kit.testing.tiny_families_recent_b import FAMILIES, TEMPLATE_MARK, build, instructblip
 
 ROOT = Path(__file__).resolve().parents[1]
 BD_DEMO = ROOT / "manifests" / "bd_hazardvlm" / "v1" / "demo"
@@ -72,6 +72,11 @@ def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_p
                                           *benchmark_args(bench, movsafe_data), "--max-new-tokens", "2",
                                           "--max-pixels", str(56 * 56), "--device", "cpu", "--no-progress",
                                           "--out", str(out)])
+        if bench == "saferelbench" and TABLE[family].text_refused:  # needs an image on every prompt: refused
+            lines = [line for line in result.output.splitlines() if line.strip()]
+            assert result.exit_code == 2 and len(lines) == 1 and TABLE[family].text_refused in lines[0], result.output
+            assert not seen and not out.exists()
+            continue
         assert result.exit_code == 0, (family, bench, result.output)
         assert seen, (family, bench)
         for batch in seen:
@@ -84,7 +89,7 @@ def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_p
         assert any(batch["images"] for batch in seen) == (bench != "saferelbench")
         records = [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()]
         predictions = (out / "predictions.jsonl").read_text().splitlines()
-        assert records and all(isinstance(r["response"], str) for r in records)
+        assert records and all("error" not in r and isinstance(r["response"], str) for r in records), records
         assert len(predictions) == len({r["id"] for r in records})
 
 
@@ -101,3 +106,26 @@ def test_torchvision_only_family_is_refused_in_one_line(family, tmp_path):
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert any("torchvision" in line and TABLE[family].title in line for line in lines), result.output
+
+
+def test_instructblip_template_is_checked_on_the_processor_the_run_calls(checkpoints, tmp_path):
+    """InstructBLIP's processor class takes no chat template: a chat_template.jinja beside it is read into the
+    tokenizer only. The run calls the processor, so the check is on the processor (which adopts the
+    tokenizer's template): with the file every sample is answered (test above); without it, one line, exit 2."""
+    from transformers import AutoProcessor
+
+    from eval_kit.runners.backends import setup_checks
+
+    folder = checkpoints["instructblip"].folder
+    processor = AutoProcessor.from_pretrained(folder)
+    assert not processor.chat_template and processor.tokenizer.chat_template  # what transformers 5.24 loads
+    setup_checks.adopt_tokenizer_template(processor)
+    assert processor.chat_template == (folder / "chat_template.jinja").read_text()
+    bare = instructblip(tmp_path / "bare", template=None)
+    result = CliRunner().invoke(cli, ["eval", "bd-hazardvlm", "--model", str(bare.folder), "--backend", "transformers",
+                                      *benchmark_args("bd-hazardvlm", Path()), "--device", "cpu",
+                                      "--no-progress", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "has no chat template" in lines[0], result.output
+    assert not (tmp_path / "out" / "raw.jsonl").exists()

@@ -27,6 +27,7 @@ class Family:
     fix: str = ""
     needs: tuple[str, ...] = ()
     note: str = ""
+    text_refused: str | None = None  # why it cannot answer a text-only benchmark (SafeRelBench); None: it can
 
 
 TORCHVISION = "its image processor exists only for torchvision (transformers has no PIL version of it)"
@@ -44,6 +45,9 @@ DOCUMENT = "an OCR / document / captioning model with its own task prompts, not 
 OTHER_FIX = NOT_CHAT_FIX
 UNTESTED = ("not yet checked with hazardkit (no tiny checkpoint of it here): transformers loads it, and a "
             "failure to load is one line, exit 2")
+
+INSTRUCTBLIP_TEXT = ("its generate() needs an image on every prompt (pixel_values is required): it cannot "
+                     "answer SafeRelBench's text-only prompts")
 
 # model_type -> Family, for every type in the two auto mappings of the pinned transformers (5.24)
 FAMILIES: dict[str, Family] = {
@@ -65,6 +69,8 @@ FAMILIES: dict[str, Family] = {
     "qwen3_vl": Family("Qwen3-VL"),
     # issue 36 (batch c): tiny checkpoints in eval_kit/testing/tiny_families_recent_b.py
     "vipllava": Family("VipLLaVA"),
+    "instructblip": Family("InstructBLIP", note="image benchmarks only; no chat template in its checkpoints: add "
+                           "chat_template.jinja", text_refused=INSTRUCTBLIP_TEXT),
     "qwen3_5_moe": Family("Qwen3.5-MoE"),
     "llava_next_video": Family("LLaVA-NeXT-Video", note="images only (its video processor needs torchvision)"),
     "video_llava": Family("Video-LLaVA", note="images only (its video processor needs torchvision)"),
@@ -130,7 +136,7 @@ FAMILIES: dict[str, Family] = {
         ("fast_vlm", "FastVLM"), ("gemma4_unified", "Gemma 4 unified"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
-        ("inkling2_loop", "Inkling 2 loop"), ("instructblip", "InstructBLIP"),
+        ("inkling2_loop", "Inkling 2 loop"),
         ("instructblipvideo", "InstructBLIP-Video"), ("lfm3_vl", "LFM3-VL"),
         ("mistral4", "Mistral 4"),
         ("mistral_large4", "Mistral Large 4"),
@@ -157,8 +163,9 @@ def installed(module: str) -> bool:
         return False
 
 
-def check(config: Any, model: str) -> None:
-    """Refuse, before anything heavy loads, a family that cannot run here: one line naming the cause."""
+def check(config: Any, model: str, *, needs_images: bool = True) -> None:
+    """Refuse, before anything heavy loads, a family that cannot run here: one line naming the cause.
+    `needs_images=False`: the benchmark's prompts carry no images (a family that needs one is refused)."""
     model_type = getattr(config, "model_type", "")
     family = FAMILIES.get(model_type)
     if family is None:
@@ -166,6 +173,9 @@ def check(config: Any, model: str) -> None:
     if family.refused:
         raise BadInput(f"{model!r} is {family.title} ({model_type}): {family.refused}", field="--model",
                        fix=family.fix)
+    if family.text_refused and not needs_images:
+        raise BadInput(f"{model!r} is {family.title} ({model_type}): {family.text_refused}", field="--model",
+                       fix="run it on the image benchmarks; for SafeRelBench pick a model that answers text alone")
     for module in family.needs:
         if not installed(module):
             raise BadInput(f"{model!r} is {family.title} ({model_type}), which needs the {module} package",

@@ -143,14 +143,61 @@ def video_llava(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("video_llava", folder, type(model).__name__, "<image>")
 
 
+# InstructBLIP's checkpoints ship no chat template; its processor puts the query tokens before the text itself,
+# so a template for it renders text parts only (vicuna shape, as the instructblip-vicuna prompts)
+INSTRUCTBLIP = (
+    "{% for m in messages %}{% if m['role'] == 'user' %}USER: {% else %}ASSISTANT: {% endif %}"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{% if m['role'] == 'user' %} {% else %}</s>{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+)
+
+
+def instructblip(folder: Path, *, template: str | None = INSTRUCTBLIP) -> TinyCheckpoint:
+    """InstructBLIP (Salesforce/instructblip-vicuna-7b): BLIP vision tower, Q-Former, Llama text; the real
+    BlipImageProcessor (PIL). `template`: written as chat_template.jinja beside the processor (None: none, as
+    the real checkpoints)."""
+    import torch
+    from transformers import InstructBlipConfig, InstructBlipForConditionalGeneration, InstructBlipProcessor
+    from transformers.models.blip.image_processing_pil_blip import BlipImageProcessorPil
+
+    # no `image_token` attribute on the tokenizer, as the real one: the processor adds "<image>" itself (with
+    # the attribute set, transformers 5.24's InstructBlipProcessor fails on `str.content`)
+    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>")
+    qformer_tok = byte_tokenizer(["[PAD]", "[SEP]"], eos="[SEP]", pad="[PAD]")
+    ids = _ids(tok, "<image>", "</s>", "<unk>")
+    config = InstructBlipConfig(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "image_size": 28, "patch_size": 14},
+        qformer_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                        "encoder_hidden_size": 32, "vocab_size": len(qformer_tok), "cross_attention_frequency": 1},
+        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        num_query_tokens=4, image_token_index=ids["<image>"])
+    torch.manual_seed(0)
+    model = InstructBlipForConditionalGeneration(config).eval()
+    image_processor = BlipImageProcessorPil(size={"height": 28, "width": 28})
+    processor = InstructBlipProcessor(image_processor=image_processor, tokenizer=tok, qformer_tokenizer=qformer_tok,
+                                      num_query_tokens=4)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    if template is not None:
+        (folder / "chat_template.jinja").write_text(template)
+    return TinyCheckpoint("instructblip", folder, type(model).__name__, "<image>", has_template=template is not None)
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
     "qwen3_5_moe": qwen3_5_moe,
     "llava_next_video": llava_next_video,
     "video_llava": video_llava,
+    "instructblip": instructblip,
 }
 TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n",
-                 "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:"}
+                 "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:",
+                 "instructblip": "ASSISTANT:"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
