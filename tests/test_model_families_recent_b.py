@@ -129,3 +129,17 @@ def test_instructblip_template_is_checked_on_the_processor_the_run_calls(checkpo
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "has no chat template" in lines[0], result.output
     assert not (tmp_path / "out" / "raw.jsonl").exists()
+
+
+@pytest.mark.parametrize(("family", "cause"), [("instructblipvideo", "a video model"),
+                                               ("mistral4", "a text-only decoder")])
+def test_video_only_and_text_only_families_are_refused_in_one_line(family, cause, tmp_path):
+    from transformers.models.auto.image_processing_auto import IMAGE_PROCESSOR_MAPPING_NAMES
+
+    assert family not in IMAGE_PROCESSOR_MAPPING_NAMES  # neither has an image processor
+    folder = config_only(family, tmp_path / family)
+    result = CliRunner().invoke(cli, ["eval", "bd-hazardvlm", "--model", str(folder), "--backend", "transformers",
+                                      *benchmark_args("bd-hazardvlm", Path()), "--device", "cpu", "--no-progress",
+                                      "--out", str(tmp_path / "out")])
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1 and cause in lines[0], result.output

@@ -118,6 +118,10 @@ FAMILIES: dict[str, Family] = {
         ("moss_transcribe_diarize", "MOSS transcribe"), ("nemo_speechlm", "Nemotron transcribe"),
         ("omniasr", "Omni-ASR"), ("qwen2_audio", "Qwen2-Audio"), ("qwen3_asr", "Qwen3-ASR"),
         ("vibevoice_asr", "VibeVoice ASR"), ("voxtral", "Voxtral"), ("voxtral_realtime", "Voxtral Realtime"))},
+    "instructblipvideo": Family("InstructBLIP-Video", refused="a video model: its processor takes video frames only, "
+                                "through a video processor that needs torchvision (no image processor)", fix=TV_FIX),
+    "mistral4": Family("Mistral 4", refused="a text-only decoder (Mistral4ForCausalLM has no vision tower): it "
+                       "takes no images", fix=SPEECH_FIX),
     "evolla": Family("Evolla", refused="a protein-language model: it takes no images", fix=OTHER_FIX),
     "pi0": Family("PI0", refused="a robot action policy: it outputs actions, not text", fix=OTHER_FIX),
     "diffusion_gemma": Family("Diffusion Gemma", refused="a block-diffusion text model: no autoregressive "
@@ -137,9 +141,8 @@ FAMILIES: dict[str, Family] = {
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
         ("inkling2_loop", "Inkling 2 loop"),
-        ("instructblipvideo", "InstructBLIP-Video"), ("lfm3_vl", "LFM3-VL"),
-        ("mistral4", "Mistral 4"),
-        ("mistral_large4", "Mistral Large 4"),
+        ("lfm3_vl", "LFM3-VL"),
+                ("mistral_large4", "Mistral Large 4"),
         ("qwen4_exp", "Qwen4 (exp)"),
         ("video_llama_3", "VideoLLaMA 3"))},
 }
