@@ -188,16 +188,48 @@ def instructblip(folder: Path, *, template: str | None = INSTRUCTBLIP) -> TinyCh
     return TinyCheckpoint("instructblip", folder, type(model).__name__, "<image>", has_template=template is not None)
 
 
+def lfm3_vl(folder: Path) -> TinyCheckpoint:
+    """LFM3-VL: its own vision tower (16-px patches, 2x2 merge), LFM3 hybrid text, Lfm3VlProcessor with the
+    Qwen2-VL PIL image processor, ChatML with vision-start/pad/end (the processor's default image token; the
+    real checkpoint's template was not compared)."""
+    import torch
+    from transformers import Lfm3VlConfig, Lfm3VlForConditionalGeneration
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
+    tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
+    ids = _ids(tok, *QWEN_SPECIALS)
+    config = Lfm3VlConfig(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "num_key_value_heads": 2, "patch_size": 16, "spatial_merge_size": 2,
+                       "temporal_patch_size": 2},
+        text_config={"model_type": "lfm3", "vocab_size": len(tok), "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 16,
+                     "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+                     "eos_token_id": ids["<|im_end|>"], "bos_token_id": None},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        projector_hidden_size=32)
+    torch.manual_seed(0)
+    model = Lfm3VlForConditionalGeneration(config).eval()
+    image_processor = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                               min_pixels=32 * 32, max_pixels=4 * 32 * 32)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "Lfm3VlProcessor"})
+    return TinyCheckpoint("lfm3_vl", folder, type(model).__name__, "<|image_pad|>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
     "qwen3_5_moe": qwen3_5_moe,
     "llava_next_video": llava_next_video,
     "video_llava": video_llava,
     "instructblip": instructblip,
+    "lfm3_vl": lfm3_vl,
 }
 TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n",
                  "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:",
-                 "instructblip": "ASSISTANT:"}
+                 "instructblip": "ASSISTANT:", "lfm3_vl": "<|im_start|>assistant\n"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
