@@ -219,6 +219,30 @@ def lfm3_vl(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("lfm3_vl", folder, type(model).__name__, "<|image_pad|>")
 
 
+def video_llama_3(folder: Path) -> TinyCheckpoint:
+    """VideoLLaMA 3: SigLIP-style vision encoder (14-px patches, 2x2 merge), Qwen2 text, its own PIL image
+    processor, ChatML with <|image_pad|> (the processor's default image token)."""
+    import torch
+    from transformers import VideoLlama3Config, VideoLlama3ForConditionalGeneration
+    from transformers.models.video_llama_3.image_processing_pil_video_llama_3 import VideoLlama3ImageProcessorPil
+
+    template = chatml("<|image_pad|>\n")
+    tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
+    ids = _ids(tok, *QWEN_SPECIALS)
+    config = VideoLlama3Config(
+        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+                       "patch_size": 14},
+        text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"])
+    torch.manual_seed(0)
+    model = VideoLlama3ForConditionalGeneration(config).eval()
+    image_processor = VideoLlama3ImageProcessorPil(patch_size=14, merge_size=2, min_pixels=28 * 28,
+                                                   max_pixels=4 * 28 * 28)
+    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "VideoLlama3Processor"})
+    return TinyCheckpoint("video_llama_3", folder, type(model).__name__, "<|image_pad|>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
     "qwen3_5_moe": qwen3_5_moe,
@@ -226,10 +250,12 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "video_llava": video_llava,
     "instructblip": instructblip,
     "lfm3_vl": lfm3_vl,
+    "video_llama_3": video_llama_3,
 }
 TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n",
                  "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:",
-                 "instructblip": "ASSISTANT:", "lfm3_vl": "<|im_start|>assistant\n"}
+                 "instructblip": "ASSISTANT:", "lfm3_vl": "<|im_start|>assistant\n",
+                 "video_llama_3": "<|im_start|>assistant\n"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
