@@ -74,6 +74,7 @@ FAMILIES: dict[str, Family] = {
     "qwen3_5_moe": Family("Qwen3.5-MoE"),
     "lfm3_vl": Family("LFM3-VL", note="Qwen2-VL's PIL image processor"),
     "video_llama_3": Family("VideoLLaMA 3", note="images (its video processor needs torchvision)"),
+    "mistral_large4": Family("Mistral Large 4", note="Pixtral's processor with its PIL image processor"),
     "llava_next_video": Family("LLaVA-NeXT-Video", note="images only (its video processor needs torchvision)"),
     "video_llava": Family("Video-LLaVA", note="images only (its video processor needs torchvision)"),
     # -- run in issue 36's survey (tiny checkpoints of the real classes, all three benchmarks); no tiny
@@ -142,7 +143,7 @@ FAMILIES: dict[str, Family] = {
         ("fast_vlm", "FastVLM"), ("gemma4_unified", "Gemma 4 unified"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
-        ("inkling2_loop", "Inkling 2 loop"), ("mistral_large4", "Mistral Large 4"), ("qwen4_exp", "Qwen4 (exp)"))},
+        ("inkling2_loop", "Inkling 2 loop"), ("qwen4_exp", "Qwen4 (exp)"))},
 }
 
 

@@ -243,6 +243,42 @@ def video_llama_3(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("video_llama_3", folder, type(model).__name__, "<|image_pad|>")
 
 
+def mistral_large4(folder: Path) -> TinyCheckpoint:
+    """Mistral Large 4: a Pixtral vision tower, MLA + sparse-indexer MoE text; Pixtral's processor with its PIL
+    image processor (as Mistral 3's tiny checkpoint)."""
+    import torch
+    from transformers import MistralLarge4Config, MistralLarge4ForConditionalGeneration
+    from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
+
+    from eval_kit.runners.pixtral_processor import processor_class
+    from eval_kit.testing.tiny_families import MISTRAL
+
+    tok = byte_tokenizer(["[INST]", "[/INST]", "[IMG]", "[IMG_BREAK]", "[IMG_END]", "<s>", "</s>", "<pad>"],
+                         eos="</s>", pad="<pad>", bos="<s>", template=MISTRAL)
+    ids = _ids(tok, "[IMG]", "</s>", "<pad>", "<s>")
+    config = MistralLarge4Config(
+        vision_config={"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                       "num_attention_heads": 2, "head_dim": 16, "image_size": 56, "patch_size": 14},
+        text_config={"vocab_size": len(tok), "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
+                     "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2,
+                     "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16, "qk_rope_head_dim": 8,
+                     "qk_nope_head_dim": 8, "v_head_dim": 16, "head_dim": 16, "index_topk": 8, "index_head_dim": 16,
+                     "index_n_heads": 2, "max_position_embeddings": 4096, "pad_token_id": ids["<pad>"],
+                     "bos_token_id": ids["<s>"], "eos_token_id": ids["</s>"]},
+        image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
+    torch.manual_seed(0)
+    model = MistralLarge4ForConditionalGeneration(config).eval()
+    image_processor = PixtralImageProcessorPil(size={"longest_edge": 56}, patch_size={"height": 14, "width": 14})
+    processor = processor_class()(image_processor=image_processor, tokenizer=tok, patch_size=14, spatial_merge_size=2,
+                                 image_token="[IMG]", image_break_token="[IMG_BREAK]", image_end_token="[IMG_END]",
+                                 chat_template=MISTRAL)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("mistral_large4", folder, type(model).__name__, "[IMG]")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
     "qwen3_5_moe": qwen3_5_moe,
@@ -251,11 +287,12 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "instructblip": instructblip,
     "lfm3_vl": lfm3_vl,
     "video_llama_3": video_llama_3,
+    "mistral_large4": mistral_large4,
 }
 TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n",
                  "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:",
                  "instructblip": "ASSISTANT:", "lfm3_vl": "<|im_start|>assistant\n",
-                 "video_llama_3": "<|im_start|>assistant\n"}
+                 "video_llama_3": "<|im_start|>assistant\n", "mistral_large4": "[/INST]"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
