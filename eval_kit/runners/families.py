@@ -72,6 +72,7 @@ FAMILIES: dict[str, Family] = {
     "instructblip": Family("InstructBLIP", note="image benchmarks only; no chat template in its checkpoints: add "
                            "chat_template.jinja", text_refused=INSTRUCTBLIP_TEXT),
     "qwen3_5_moe": Family("Qwen3.5-MoE"),
+    "qwen4_exp": Family("Qwen4 (exp)"),
     "lfm3_vl": Family("LFM3-VL", note="Qwen2-VL's PIL image processor"),
     "video_llama_3": Family("VideoLLaMA 3", note="images (its video processor needs torchvision)"),
     "mistral_large4": Family("Mistral Large 4", note="Pixtral's processor with its PIL image processor"),
@@ -143,7 +144,7 @@ FAMILIES: dict[str, Family] = {
         ("fast_vlm", "FastVLM"), ("gemma4_unified", "Gemma 4 unified"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
-        ("inkling2_loop", "Inkling 2 loop"), ("qwen4_exp", "Qwen4 (exp)"))},
+        ("inkling2_loop", "Inkling 2 loop"))},
 }
 
 

@@ -68,8 +68,9 @@ def _qwen3_5_like(folder: Path, family: str, name: str, **text_extra) -> TinyChe
     ids = _ids(tok, *QWEN_SPECIALS)
     tokens = {"image_token_id": ids["<|image_pad|>"], "video_token_id": ids["<|video_pad|>"],
               "vision_start_token_id": ids["<|vision_start|>"], "vision_end_token_id": ids["<|vision_end|>"]}
+    text_extra = {"layer_types": ["linear_attention", "full_attention"], **text_extra}
     text = _text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<|endoftext|>"], num_hidden_layers=2,
-                 layer_types=["linear_attention", "full_attention"], linear_key_head_dim=8, linear_value_head_dim=8,
+                 linear_key_head_dim=8, linear_value_head_dim=8,
                  linear_num_key_heads=2, linear_num_value_heads=2, num_experts=4, num_experts_per_tok=2,
                  moe_intermediate_size=16, shared_expert_intermediate_size=16,
                  rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0],
@@ -279,6 +280,14 @@ def mistral_large4(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("mistral_large4", folder, type(model).__name__, "[IMG]")
 
 
+def qwen4_exp(folder: Path) -> TinyCheckpoint:
+    """Qwen4 (exp): Qwen3.5's shape plus hyper-connections, n-gram embeddings and a sparse (QSA) indexer."""
+    return _qwen3_5_like(folder, "qwen4_exp", "Qwen4Exp", layer_types=["linear_attention", "indexed_attention"],
+                         hc_count=2, hc_lowrank=8, ngram_vocab_size_base=1024, heads_per_ngram=2,
+                         make_ngram_vocab_size_divisible_by=8, split_ngram_parts=2, indexer_n_heads=2,
+                         indexer_kv_heads=1, indexer_head_dim=16, indexer_budget=8, indexer_compress_ratio=4)
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "vipllava": vipllava,
     "qwen3_5_moe": qwen3_5_moe,
@@ -288,11 +297,13 @@ FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "lfm3_vl": lfm3_vl,
     "video_llama_3": video_llama_3,
     "mistral_large4": mistral_large4,
+    "qwen4_exp": qwen4_exp,
 }
 TEMPLATE_MARK = {"vipllava": "###Assistant:", "qwen3_5_moe": "<|im_start|>assistant\n",
                  "llava_next_video": "ASSISTANT:", "video_llava": "ASSISTANT:",
                  "instructblip": "ASSISTANT:", "lfm3_vl": "<|im_start|>assistant\n",
-                 "video_llama_3": "<|im_start|>assistant\n", "mistral_large4": "[/INST]"}
+                 "video_llama_3": "<|im_start|>assistant\n", "mistral_large4": "[/INST]",
+                 "qwen4_exp": "<|im_start|>assistant\n"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
