@@ -27,6 +27,7 @@ class Family:
     fix: str = ""
     needs: tuple[str, ...] = ()
     note: str = ""
+    text_refused: str | None = None  # why it cannot answer a text-only benchmark (SafeRelBench); None: it can
 
 
 TORCHVISION = "its image processor exists only for torchvision (transformers has no PIL version of it)"
@@ -36,7 +37,6 @@ OMNI = ("an audio-and-video Omni model: its generate() speaks (talker) or caps t
 OMNI_FIX = "run the Omni checkpoint with vLLM or an OpenAI-compatible server, or pick the VL model of the family"
 NOT_CHAT = "a task-prompt model (captions, OCR, boxes), not a chat model: it cannot answer the benchmarks' questions"
 NOT_CHAT_FIX = "pick an instruction-tuned chat VLM (e.g. Qwen2.5-VL, InternVL3, Gemma 3)"
-SURVEYED = "ran in issue 36's survey; no tiny checkpoint of it in this repository's tests yet"
 
 SPEECH = "a speech / audio model: it takes no images"
 SPEECH_FIX = "pick a vision-language model (e.g. Qwen2.5-VL, InternVL3, Gemma 3)"
@@ -44,6 +44,9 @@ DOCUMENT = "an OCR / document / captioning model with its own task prompts, not 
 OTHER_FIX = NOT_CHAT_FIX
 UNTESTED = ("not yet checked with hazardkit (no tiny checkpoint of it here): transformers loads it, and a "
             "failure to load is one line, exit 2")
+
+INSTRUCTBLIP_TEXT = ("its generate() needs an image on every prompt (pixel_values is required): it cannot "
+                     "answer SafeRelBench's text-only prompts")
 
 # model_type -> Family, for every type in the two auto mappings of the pinned transformers (5.24)
 FAMILIES: dict[str, Family] = {
@@ -77,6 +80,17 @@ FAMILIES: dict[str, Family] = {
     "glm46v": Family("GLM-4.6V"),
     "gemma4": Family("Gemma 4"),
     "minicpmv4_7": Family("MiniCPM-V-4.7"),
+    # issue 36 (batch c): tiny checkpoints in eval_kit/testing/tiny_families_recent_b.py
+    "vipllava": Family("VipLLaVA"),
+    "instructblip": Family("InstructBLIP", note="image benchmarks only; no chat template in its checkpoints: add "
+                           "chat_template.jinja", text_refused=INSTRUCTBLIP_TEXT),
+    "qwen3_5_moe": Family("Qwen3.5-MoE"),
+    "qwen4_exp": Family("Qwen4 (exp)"),
+    "lfm3_vl": Family("LFM3-VL", note="Qwen2-VL's PIL image processor"),
+    "video_llama_3": Family("VideoLLaMA 3", note="images (its video processor needs torchvision)"),
+    "mistral_large4": Family("Mistral Large 4", note="Pixtral's processor with its PIL image processor"),
+    "llava_next_video": Family("LLaVA-NeXT-Video", note="images only (its video processor needs torchvision)"),
+    "video_llava": Family("Video-LLaVA", note="images only (its video processor needs torchvision)"),
     # -- need a package that is not installed by default --------------------------------------------------
     "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),
     # -- refused before loading, one line each ----------------------------------------------------------
@@ -86,6 +100,10 @@ FAMILIES: dict[str, Family] = {
     "cohere2_vision": Family("Cohere2 Vision (Command A Vision)", refused=TORCHVISION, fix=TV_FIX),
     "lfm2_vl": Family("LFM2-VL", refused=TORCHVISION, fix=TV_FIX),
     "molmo2": Family("Molmo2", refused=TORCHVISION, fix=TV_FIX),
+    **{t: Family(name, refused=TORCHVISION, fix=TV_FIX) for t, name in (  # issue 36: auto map has no PIL one
+        ("inkling_mm_model", "Inkling"), ("kimi_k25", "Kimi K2.5"), ("minimax_m3_vl", "MiniMax-M3-VL"),
+        ("muse_glimmer", "Muse Glimmer"), ("muse_spark", "Muse Spark"), ("perception_lm", "PerceptionLM"),
+        ("step3p7", "Step 3.7"))},
     **{t: Family(name, refused=NOT_CHAT, fix=NOT_CHAT_FIX) for t, name in (
         ("florence2", "Florence-2"), ("blip", "BLIP"), ("blip-2", "BLIP-2"), ("git", "GIT"),
         ("kosmos-2", "Kosmos-2"), ("pix2struct", "Pix2Struct"), ("udop", "UDOP"),
@@ -102,6 +120,10 @@ FAMILIES: dict[str, Family] = {
         ("moss_transcribe_diarize", "MOSS transcribe"), ("nemo_speechlm", "Nemotron transcribe"),
         ("omniasr", "Omni-ASR"), ("qwen2_audio", "Qwen2-Audio"), ("qwen3_asr", "Qwen3-ASR"),
         ("vibevoice_asr", "VibeVoice ASR"), ("voxtral", "Voxtral"), ("voxtral_realtime", "Voxtral Realtime"))},
+    "instructblipvideo": Family("InstructBLIP-Video", refused="a video model: its processor takes video frames only, "
+                                "through a video processor that needs torchvision (no image processor)", fix=TV_FIX),
+    "mistral4": Family("Mistral 4", refused="a text-only decoder (Mistral4ForCausalLM has no vision tower): it "
+                       "takes no images", fix=SPEECH_FIX),
     "evolla": Family("Evolla", refused="a protein-language model: it takes no images", fix=OTHER_FIX),
     "pi0": Family("PI0", refused="a robot action policy: it outputs actions, not text", fix=OTHER_FIX),
     "diffusion_gemma": Family("Diffusion Gemma", refused="a block-diffusion text model: no autoregressive "
@@ -120,13 +142,7 @@ FAMILIES: dict[str, Family] = {
         ("fast_vlm", "FastVLM"), ("gemma4_unified", "Gemma 4 unified"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
-        ("inkling2_loop", "Inkling 2 loop"), ("inkling_mm_model", "Inkling"), ("instructblip", "InstructBLIP"),
-        ("instructblipvideo", "InstructBLIP-Video"), ("kimi_k25", "Kimi K2.5"), ("lfm3_vl", "LFM3-VL"),
-        ("llava_next_video", "LLaVA-NeXT-Video"), ("minimax_m3_vl", "MiniMax-M3-VL"), ("mistral4", "Mistral 4"),
-        ("mistral_large4", "Mistral Large 4"), ("muse_glimmer", "Muse Glimmer"), ("muse_spark", "Muse Spark"),
-        ("perception_lm", "PerceptionLM"), ("qwen3_5_moe", "Qwen3.5-MoE"), ("qwen4_exp", "Qwen4 (exp)"),
-        ("step3p7", "Step 3.7"), ("video_llama_3", "VideoLLaMA 3"), ("video_llava", "Video-LLaVA"),
-        ("vipllava", "VipLLaVA"))},
+        ("inkling2_loop", "Inkling 2 loop"))},
 }
 
 
@@ -148,8 +164,9 @@ def installed(module: str) -> bool:
         return False
 
 
-def check(config: Any, model: str) -> None:
-    """Refuse, before anything heavy loads, a family that cannot run here: one line naming the cause."""
+def check(config: Any, model: str, *, needs_images: bool = True) -> None:
+    """Refuse, before anything heavy loads, a family that cannot run here: one line naming the cause.
+    `needs_images=False`: the benchmark's prompts carry no images (a family that needs one is refused)."""
     model_type = getattr(config, "model_type", "")
     family = FAMILIES.get(model_type)
     if family is None:
@@ -157,6 +174,9 @@ def check(config: Any, model: str) -> None:
     if family.refused:
         raise BadInput(f"{model!r} is {family.title} ({model_type}): {family.refused}", field="--model",
                        fix=family.fix)
+    if family.text_refused and not needs_images:
+        raise BadInput(f"{model!r} is {family.title} ({model_type}): {family.text_refused}", field="--model",
+                       fix="run it on the image benchmarks; for SafeRelBench pick a model that answers text alone")
     for module in family.needs:
         if not installed(module):
             raise BadInput(f"{model!r} is {family.title} ({model_type}), which needs the {module} package",

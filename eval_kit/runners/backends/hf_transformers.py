@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eval_kit.errors import BadInput
-from eval_kit.runners import families
+from eval_kit.runners import families, qformer_text
 from eval_kit.runners.backends import model_files, quantization, setup_checks
 from eval_kit.runners.backends import processor_args as processor_args_module
 from eval_kit.runners.backends.base import Backend, fill_images, limit_pixels
@@ -92,7 +92,7 @@ class TransformersBackend(Backend):
         # the config first: a checkpoint that needs its own code, or a family that cannot run here, is refused
         # before any processor or weight loads
         config = model_loading.load_config(model, self.revision, processor_kwargs["trust_remote_code"])
-        families.check(config, model)
+        families.check(config, model, needs_images=self.needs_images)
         self.family = families.title(getattr(config, "model_type", "") or type(config).__name__)
         text_llm = model_loading.is_text_llm(config)
         if text_llm and self.needs_images:
@@ -109,6 +109,7 @@ class TransformersBackend(Backend):
         else:
             self.processor = model_loading.load_processor(model, self.revision, processor_kwargs)
             self.call_args = processor_args_module.apply(self.processor, self.processor_args, model)
+            qformer_text.limit(self.processor, config)  # InstructBLIP: the Q-Former's text fits its positions
             self.prompt_format = prompt_format(self.processor)
         if self.prompt_format != "paligemma":
             # the template is checked on the object the run calls (a chat_template.jinja beside a processor

@@ -88,8 +88,10 @@ def load_processor(model: str, revision: str | None, kwargs: dict[str, Any]) -> 
         processor = AutoProcessor.from_pretrained(model, revision=revision, **kwargs)
     except OSError as exc:
         raise setup_checks.load_error(model, exc) from None
-    except (ImportError, ValueError, TypeError, AttributeError):
-        processor = None  # a video processor that needs a torchvision matching torch
+    except (ImportError, ValueError, TypeError, AttributeError, RecursionError):
+        # a video processor that needs a torchvision matching torch; RecursionError: a processor class named
+        # *VideoProcessor (LLaVA-NeXT-Video, Video-LLaVA) that AutoVideoProcessor resolves to itself
+        processor = None
     if processor is not None and hasattr(processor, "image_processor"):
         return processor
     trust = {k: v for k, v in kwargs.items() if k == "trust_remote_code"}
