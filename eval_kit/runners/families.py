@@ -87,6 +87,10 @@ FAMILIES: dict[str, Family] = {
     "cohere2_vision": Family("Cohere2 Vision (Command A Vision)", refused=TORCHVISION, fix=TV_FIX),
     "lfm2_vl": Family("LFM2-VL", refused=TORCHVISION, fix=TV_FIX),
     "molmo2": Family("Molmo2", refused=TORCHVISION, fix=TV_FIX),
+    # issue 36b: the image-processor auto mapping of transformers 5.24 names only a torchvision class for these
+    **{t: Family(name, refused=TORCHVISION, fix=TV_FIX) for t, name in (
+        ("apertus1p5", "Apertus 1.5"), ("gemma4_unified", "Gemma 4 unified"), ("inkling2", "Inkling 2"),
+        ("inkling2_loop", "Inkling 2 loop"))},
     **{t: Family(name, refused=NOT_CHAT, fix=NOT_CHAT_FIX) for t, name in (
         ("florence2", "Florence-2"), ("blip", "BLIP"), ("blip-2", "BLIP-2"), ("git", "GIT"),
         ("kosmos-2", "Kosmos-2"), ("pix2struct", "Pix2Struct"), ("udop", "UDOP"),
@@ -115,13 +119,13 @@ FAMILIES: dict[str, Family] = {
     "nemotron_h_omni": Family("Nemotron-H Omni", refused=OMNI, fix=OMNI_FIX),
     # -- in the auto mappings, not yet checked here: tried, and a load failure is one line, exit 2 -------
     **{t: Family(name, note=UNTESTED) for t, name in (
-        ("apertus1p5", "Apertus 1.5"), ("aria", "Aria"), ("chameleon", "Chameleon"),
+        ("aria", "Aria"), ("chameleon", "Chameleon"),
         ("cohere_compass", "Cohere Compass"), ("cosmos3_edge", "Cosmos 3 Edge"), ("dots3_note", "dots3"),
         ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"), ("exaone4_5", "EXAONE 4.5"),
-        ("fast_vlm", "FastVLM"), ("gemma4_unified", "Gemma 4 unified"), ("glm5_next", "GLM-5 next"),
+        ("fast_vlm", "FastVLM"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
-        ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"), ("inkling2", "Inkling 2"),
-        ("inkling2_loop", "Inkling 2 loop"), ("inkling_mm_model", "Inkling"), ("instructblip", "InstructBLIP"),
+        ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"),
+        ("inkling_mm_model", "Inkling"), ("instructblip", "InstructBLIP"),
         ("instructblipvideo", "InstructBLIP-Video"), ("kimi_k25", "Kimi K2.5"), ("lfm3_vl", "LFM3-VL"),
         ("llava_next_video", "LLaVA-NeXT-Video"), ("minimax_m3_vl", "MiniMax-M3-VL"), ("mistral4", "Mistral 4"),
         ("mistral_large4", "Mistral Large 4"), ("muse_glimmer", "Muse Glimmer"), ("muse_spark", "Muse Spark"),
