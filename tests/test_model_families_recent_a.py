@@ -61,7 +61,7 @@ def checkpoints(tmp_path_factory):
     return {family: tiny.build(family, root / family) for family in tiny.FAMILIES}
 
 
-@pytest.mark.parametrize("family", ["exaone4_5"])
+@pytest.mark.parametrize("family", ["exaone4_5", "hyperclovax_vision_v2"])
 def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
     from click.testing import CliRunner
 

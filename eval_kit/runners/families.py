@@ -65,6 +65,7 @@ FAMILIES: dict[str, Family] = {
     "qwen3_vl": Family("Qwen3-VL"),
     # issue 36b: a tiny checkpoint in eval_kit/testing/tiny_families_recent_a.py
     "exaone4_5": Family("EXAONE 4.5"),
+    "hyperclovax_vision_v2": Family("HyperCLOVA X Vision v2"),
     # -- run in issue 36's survey (tiny checkpoints of the real classes, all three benchmarks); no tiny
     #    checkpoint of them in this repository's tests yet ------------------------------------------------
     "qwen3_5": Family("Qwen3.5", note=SURVEYED),
@@ -126,8 +127,7 @@ FAMILIES: dict[str, Family] = {
         ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"),
         ("fast_vlm", "FastVLM"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
-        ("hy_v4_vl", "HY-V4-VL"), ("hyperclovax_vision_v2", "HyperCLOVA X Vision v2"),
-        ("inkling_mm_model", "Inkling"), ("instructblip", "InstructBLIP"),
+        ("hy_v4_vl", "HY-V4-VL"), ("inkling_mm_model", "Inkling"), ("instructblip", "InstructBLIP"),
         ("instructblipvideo", "InstructBLIP-Video"), ("kimi_k25", "Kimi K2.5"), ("lfm3_vl", "LFM3-VL"),
         ("llava_next_video", "LLaVA-NeXT-Video"), ("minimax_m3_vl", "MiniMax-M3-VL"), ("mistral4", "Mistral 4"),
         ("mistral_large4", "Mistral Large 4"), ("muse_glimmer", "Muse Glimmer"), ("muse_spark", "Muse Spark"),
