@@ -1,13 +1,13 @@
-"""Issue 36 item 1 (helper b): families whose image processor transformers ships only for torchvision.
+"""Issue 36 item 1 (helper b): more transformers VLM families, run or refused.
 
 Apertus 1.5, Gemma 4 unified, Inkling 2 and Inkling 2 loop have no PIL image processor in the pinned
 transformers (5.24): the image-processor auto mapping names only a torchvision class. Without torchvision they
 cannot preprocess an image, so `FAMILIES` refuses them with that cause; the one-line, exit-2 refusal before any
 load is checked for every refused family by
 tests/test_model_families_all.py::test_refused_family_is_one_line_before_loading.
-EXAONE 4.5 runs: a tiny checkpoint of its real classes (eval_kit/testing/tiny_families_recent_a.py) goes
-through `eval` on all three benchmarks with the checks of tests/test_model_families.py. The other families of
-this helper's list are not yet covered here (no tiny checkpoint yet).
+EXAONE 4.5 and HyperCLOVA X Vision v2 run: a tiny checkpoint of each one's real classes
+(eval_kit/testing/tiny_families_recent_a.py) goes through `eval` on all three benchmarks with the checks of
+tests/test_model_families.py. The other families of this helper's list are not yet covered here.
 """
 
 from __future__ import annotations
