@@ -24,9 +24,7 @@ reason naming the family: it is never answered text-only in silence.
 Results:
 
 - **runs (tested)**: a tiny random-weight checkpoint of its real transformers classes runs `eval` on all three
-  benchmarks in `tests/test_model_families.py`, image tokens and pixels checked.
-- **runs (survey)**: ran in the survey reported in issue 36 (tiny checkpoints of the real classes); no tiny
-  checkpoint of it in this repository's tests yet.
+  benchmarks in `tests/test_model_families*.py`, image tokens and pixels checked.
 - **needs a package**: runs once the package is installed; without it, refused in one line naming it.
 - **refused**: the one-line reason `eval` prints (tested for every refused family in
   `tests/test_model_families_all.py`).
@@ -69,8 +67,6 @@ def _result(family: families.Family) -> str:
         return f"needs a package: {', '.join(family.needs)}" + (f" ({family.note})" if family.note else "")
     if family.note == families.UNTESTED:
         return "not yet checked"
-    if family.note == families.SURVEYED:
-        return "runs (survey)"
     return "runs (tested)" + (f": {family.note}" if family.note else "")
 
 
