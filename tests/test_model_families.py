@@ -56,11 +56,22 @@ def benchmark_args(bench: str, movsafe_data: Path) -> list[str]:
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
+    check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
+                                  monkeypatch)
+
+
+def check_runs_on_every_benchmark(family, checkpoint, template_mark, movsafe_data, tmp_path, monkeypatch):
+    """The checks every family test shares (tests/test_model_families*.py): on each benchmark exit 0, the
+    template mark in the prompt, the model class, images reaching the model, every answer recorded, the auto
+    class that loaded it and never remote code; a family the table refuses on text-only SafeRelBench
+    (`text_refused`) is refused there in one line, exit 2, before any batch."""
     import transformers
 
     from eval_kit.runners.backends.hf_transformers import TransformersBackend
+    from eval_kit.runners.families import FAMILIES as TABLE
 
-    checkpoint = checkpoints[family]
+    entry = TABLE.get(family)  # a tiny builder's key is the model type, except minicpm_v (minicpmv4_6)
+    text_refused = entry.text_refused if entry is not None else None
     seen: list[dict] = []
     real_inputs = TransformersBackend.inputs
 
@@ -90,10 +101,15 @@ def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_p
                                           *benchmark_args(bench, movsafe_data), "--max-new-tokens", "2",
                                           "--max-pixels", str(56 * 56), "--device", "cpu", "--no-progress",
                                           "--out", str(out)])
+        if bench == "saferelbench" and text_refused:  # needs an image on every prompt: refused
+            lines = [line for line in result.output.splitlines() if line.strip()]
+            assert result.exit_code == 2 and len(lines) == 1 and text_refused in lines[0], result.output
+            assert not seen and not out.exists()
+            continue
         assert result.exit_code == 0, (family, bench, result.output)
         assert seen, (family, bench)
         for batch in seen:
-            assert TEMPLATE_MARK[family] in batch["text"], (family, bench, batch["text"][:300])
+            assert template_mark in batch["text"], (family, bench, batch["text"][:300])
             assert batch["model"] == checkpoint.model_class
             if batch["images"]:  # images reach the model: expanded into image tokens, pixels in the batch
                 assert batch["pixels"] and batch["image_tokens"] >= batch["images"], (family, bench, batch)
@@ -102,7 +118,7 @@ def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_p
         assert any(batch["images"] for batch in seen) == (bench != "saferelbench")
         records = [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()]
         predictions = (out / "predictions.jsonl").read_text().splitlines()
-        assert records and all(isinstance(r["response"], str) for r in records)
+        assert records and all("error" not in r and isinstance(r["response"], str) for r in records), records
         assert len(predictions) == len({r["id"] for r in records})
         meta = json.loads((out / "metadata.json").read_text())
         assert meta["backend"] == "transformers" and "checkpoint" in meta["settings"]
