@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from eval_kit.testing.tiny_families import TinyCheckpoint, _ids, _save, _text, byte_tokenizer, chatml
-from eval_kit.testing.tiny_families_established import _parts
+from eval_kit.testing.tiny_families_established import _parts, _write_json
 
 
 def aria(folder: Path) -> TinyCheckpoint:
@@ -120,13 +120,76 @@ def cosmos3_edge(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("cosmos3_edge", folder, type(model).__name__, "<|image_pad|>")
 
 
+# dots.vlm / dots.ocr turns; each image `<|img|><|imgpad|><|endofimg|>`
+DOTS_TEMPLATE = (
+    "{% for m in messages %}{% if m['role'] == 'system' %}<|system|>{% elif m['role'] == 'user' %}<|userprompt|>"
+    "{% else %}<|response|>{% endif %}" + _parts("<|img|><|imgpad|><|endofimg|>") +
+    "{% if m['role'] == 'system' %}<|endofsystem|>{% elif m['role'] == 'user' %}<|endofuserprompt|>{% else %}"
+    "<|endofresponse|>{% endif %}{% endfor %}{% if add_generation_prompt %}<|response|>{% endif %}"
+)
+DOTS_SPECIALS = ["<|system|>", "<|endofsystem|>", "<|userprompt|>", "<|endofuserprompt|>", "<|response|>",
+                 "<|endofresponse|>", "<|img|>", "<|imgpad|>", "<|endofimg|>", "<|video_pad|>", "<|audio_comp_pad|>",
+                 "<|endoftext|>"]
+
+
+def dots3_note(folder: Path) -> TinyCheckpoint:
+    """dots3 Note (dots-studio/dots3-note-prev): a MoE vision tower (dense here) with a 2x2 merging adapter, an
+    audio encoder (1 layer here), an MLA / MoE decoder (full attention here, no indexed attention); Qwen2-VL's
+    PIL image processor (14-px patches), the family's own audio feature extractor; dots turns."""
+    import torch
+    from transformers import Dots3NoteConfig, Dots3NoteForConditionalGeneration, Dots3NoteProcessor
+    from transformers.models.dots3_note.feature_extraction_dots3_note import Dots3NoteFeatureExtractor
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    from eval_kit.runners import image_only
+
+    tok = byte_tokenizer(DOTS_SPECIALS, eos="<|endofresponse|>", pad="<|endoftext|>", template=DOTS_TEMPLATE)
+    ids = _ids(tok, *DOTS_SPECIALS)
+    text = {"vocab_size": len(tok), "hidden_size": 32, "intermediate_size": 64, "moe_intermediate_size": 16,
+            "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2, "n_shared_experts": 1,
+            "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16, "q_lora_rank": 16,
+            "qk_rope_head_dim": 8, "qk_nope_head_dim": 8, "v_head_dim": 16, "head_dim": 16, "index_head_dim": 16,
+            "index_n_heads": 2, "shared_experts_intermediate_size": 16, "use_dsa": False, "use_sliding_window": False,
+            "max_position_embeddings": 4096, "pad_token_id": ids["<|endoftext|>"],
+            "bos_token_id": ids["<|endoftext|>"], "eos_token_id": ids["<|endofresponse|>"]}
+    vision = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+              "patch_size": 14, "moe_intermediate_size": 16, "pyramid_num_routed": [-1], "adapter_in_dim": 32,
+              "adapter_out_dim": 32, "spatial_merge_size": 2, "adapter_merge_size": 2}
+    audio = {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+             "downsample_hidden_size": 8, "feature_size": 16, "adapter_input_size": 16, "adapter_out_dim": 32,
+             "max_position_embeddings": 64}
+    config = Dots3NoteConfig(text_config=text, vision_config=vision, audio_config=audio,
+                             image_token_id=ids["<|imgpad|>"], video_token_id=ids["<|video_pad|>"],
+                             audio_token_id=ids["<|audio_comp_pad|>"])
+    torch.manual_seed(0)
+    model = Dots3NoteForConditionalGeneration(config).eval()
+    image_processor = Qwen2VLImageProcessorPil(patch_size=14, merge_size=2, temporal_patch_size=1,
+                                               min_pixels=28 * 28, max_pixels=4 * 28 * 28)
+    processor = image_only._image_only_class(Dots3NoteProcessor)(
+        image_processor=image_processor, tokenizer=tok, video_processor=image_only._no_video_class()(),
+        feature_extractor=Dots3NoteFeatureExtractor(feature_size=16), chat_template=DOTS_TEMPLATE)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id = ids["<|endofresponse|>"]
+    model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    # as the real checkpoint names them: its processor class, and its (torchvision) video processor's settings
+    _write_json(folder / "processor_config.json", {
+        "processor_class": "Dots3NoteProcessor",
+        "video_processor": {"video_processor_type": "Qwen2VLVideoProcessor", "patch_size": 14, "merge_size": 2,
+                            "temporal_patch_size": 2}})
+    return TinyCheckpoint("dots3_note", folder, type(model).__name__, "<|imgpad|>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "aria": aria,
     "cohere_compass": cohere_compass,
     "cosmos3_edge": cosmos3_edge,
+    "dots3_note": dots3_note,
 }
 CHATML = "<|im_start|>assistant\n"
-TEMPLATE_MARK = {"aria": CHATML, "cosmos3_edge": CHATML, "cohere_compass": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"}
+TEMPLATE_MARK = {"aria": CHATML, "cosmos3_edge": CHATML, "dots3_note": "<|endofuserprompt|><|response|>",
+                 "cohere_compass": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
