@@ -181,14 +181,64 @@ def dots3_note(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("dots3_note", folder, type(model).__name__, "<|imgpad|>")
 
 
+# ERNIE-4.5-VL: "User: Picture 1:<|IMAGE_START|><|IMAGE_PLACEHOLDER|><|IMAGE_END|>text\nAssistant: "
+ERNIE_TEMPLATE = (
+    "<|begin_of_sentence|>{% set n = namespace(image=0) %}{% for m in messages %}"
+    "{% if m['role'] == 'assistant' %}Assistant: {% elif m['role'] == 'user' %}User: {% endif %}"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'image' %}{% set n.image = n.image + 1 %}"
+    "Picture {{ n.image }}:<|IMAGE_START|><|IMAGE_PLACEHOLDER|><|IMAGE_END|>{% else %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}{% if m['role'] == 'assistant' %}<|end_of_sentence|>{% else %}{{ '\\n' }}{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}Assistant: {% endif %}"
+)
+ERNIE_TOKENS = {"image_token": "<|IMAGE_PLACEHOLDER|>", "image_start_token": "<|IMAGE_START|>",
+                "image_end_token": "<|IMAGE_END|>", "video_token": "<|VIDEO_PLACEHOLDER|>",
+                "video_start_token": "<|VIDEO_START|>", "video_end_token": "<|VIDEO_END|>"}
+
+
+def ernie4_5_vl_moe(folder: Path) -> TinyCheckpoint:
+    """ERNIE-4.5-VL (baidu/ERNIE-4.5-VL-28B-A3B): a ViT with 2D rope (14-px patches, 2x2 merge) and a resampler,
+    a decoder with separate text and vision experts and 3D rope; its own PIL image processor."""
+    import torch
+    from transformers import Ernie4_5_VLMoeConfig, Ernie4_5_VLMoeForConditionalGeneration
+    from transformers.models.ernie4_5_vl_moe.image_processing_pil_ernie4_5_vl_moe import (
+        Ernie4_5_VLMoeImageProcessorPil,
+    )
+
+    tok = byte_tokenizer(["<|begin_of_sentence|>", "<|end_of_sentence|>", "<unk>", "<pad>"],
+                         eos="<|end_of_sentence|>", pad="<pad>", bos="<|begin_of_sentence|>", named=ERNIE_TOKENS,
+                         template=ERNIE_TEMPLATE)
+    ids = _ids(tok, "<|end_of_sentence|>", "<pad>", "<|begin_of_sentence|>", *ERNIE_TOKENS.values())
+    text = _text(vocab_size=len(tok), num_hidden_layers=2, pad_token_id=ids["<pad>"],
+                 bos_token_id=ids["<|begin_of_sentence|>"], eos_token_id=ids["<|end_of_sentence|>"],
+                 moe_intermediate_size=[16, 16], moe_k=2, moe_num_experts=4, moe_num_shared_experts=1,
+                 rope_parameters={"rope_type": "default", "rope_theta": 500000.0, "mrope_section": [3, 3, 2]})
+    vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "patch_size": 14,
+              "spatial_merge_size": 2, "temporal_merge_size": 2}
+    config = Ernie4_5_VLMoeConfig(
+        text_config=text, vision_config=vision, image_token_id=ids["<|IMAGE_PLACEHOLDER|>"],
+        image_start_token_id=ids["<|IMAGE_START|>"], image_end_token_id=ids["<|IMAGE_END|>"],
+        video_token_id=ids["<|VIDEO_PLACEHOLDER|>"], video_start_token_id=ids["<|VIDEO_START|>"],
+        video_end_token_id=ids["<|VIDEO_END|>"])
+    torch.manual_seed(0)
+    model = Ernie4_5_VLMoeForConditionalGeneration(config).eval()
+    image_processor = Ernie4_5_VLMoeImageProcessorPil(size={"shortest_edge": 28 * 28, "longest_edge": 4 * 28 * 28})
+    _save(folder, model, tok, image_processor, template=ERNIE_TEMPLATE, eos=ids["<|end_of_sentence|>"],
+          pad=ids["<pad>"], processor_config={"processor_class": "Ernie4_5_VLMoeProcessor"})
+    return TinyCheckpoint("ernie4_5_vl_moe", folder, type(model).__name__, "<|IMAGE_PLACEHOLDER|>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "aria": aria,
     "cohere_compass": cohere_compass,
     "cosmos3_edge": cosmos3_edge,
     "dots3_note": dots3_note,
+    "ernie4_5_vl_moe": ernie4_5_vl_moe,
 }
 CHATML = "<|im_start|>assistant\n"
 TEMPLATE_MARK = {"aria": CHATML, "cosmos3_edge": CHATML, "dots3_note": "<|endofuserprompt|><|response|>",
+                 "ernie4_5_vl_moe": "\nAssistant: ",
                  "cohere_compass": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"}
 
 
