@@ -96,6 +96,7 @@ FAMILIES: dict[str, Family] = {
     "hyperclovax_vision_v2": Family("HyperCLOVA X Vision v2"),
     # issue 36d: tiny checkpoints in eval_kit/testing/tiny_families_recent_c.py
     "aria": Family("Aria"),
+    "chameleon": Family("Chameleon", note="images as VQ tokens; a base model (its checkpoints are not chat-tuned)"),
     "cohere_compass": Family("Cohere Compass (North-Micro-Vision)"),
     "cosmos3_edge": Family("Cosmos 3 Edge", note="its processor's modality ids are requested (its mrope needs them)"),
     "dots3_note": Family("dots3 Note", note="images and text (its video processor needs torchvision)"),
@@ -149,7 +150,6 @@ FAMILIES: dict[str, Family] = {
     "nemotron_h_omni": Family("Nemotron-H Omni", refused=OMNI, fix=OMNI_FIX),
     # -- in the auto mappings, not yet checked here: tried, and a load failure is one line, exit 2 -------
     **{t: Family(name, note=UNTESTED) for t, name in (
-        ("chameleon", "Chameleon"),
         ("emu3", "Emu3"),
         ("fast_vlm", "FastVLM"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),

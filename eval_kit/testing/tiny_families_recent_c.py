@@ -229,17 +229,65 @@ def ernie4_5_vl_moe(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("ernie4_5_vl_moe", folder, type(model).__name__, "<|IMAGE_PLACEHOLDER|>")
 
 
+# facebook/chameleon-7b: "USER: <image>\ntext ASSISTANT:" (images first, then the text parts)
+CHAMELEON_TEMPLATE = (
+    "{% for m in messages %}{% if m['role'] != 'system' %}{{ m['role'].upper() + ': ' }}{% endif %}"
+    "{% if m['content'] is string %}{{ m['content'] + ' ' }}{% else %}"
+    "{% for c in m['content'] | selectattr('type', 'equalto', 'image') %}{{ '<image>\\n' }}{% endfor %}"
+    "{% for c in m['content'] | selectattr('type', 'equalto', 'text') %}{{ c['text'] + ' ' }}{% endfor %}"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
+)
+
+
+def _image_code_names(count: int) -> list[str]:
+    """Chameleon's names of its VQ codebook entries in the BPE vocabulary: IMGIMG + the index in letters
+    (A=0 ... J=9) + Z, e.g. 12 -> IMGIMGBCZ."""
+    return ["IMGIMG" + "".join(chr(ord("A") + int(d)) for d in str(i)) + "Z" for i in range(count)]
+
+
+def chameleon(folder: Path) -> TinyCheckpoint:
+    """Chameleon (facebook/chameleon-7b): early fusion, a VQ-VAE turns each image into codebook tokens of the
+    BPE vocabulary (512-px images into 32x32 = 1024 tokens in the real one; 16-px into 4x4 = 16 here); its own
+    PIL image processor; a Llama-style decoder."""
+    import torch
+    from transformers import ChameleonConfig, ChameleonForConditionalGeneration, ChameleonProcessor
+    from transformers.models.chameleon.image_processing_pil_chameleon import ChameleonImageProcessorPil
+
+    codes = _image_code_names(16)
+    tok = byte_tokenizer(["<s>", "</s>", "<pad>", "<reserved08706>", "<racm3:break>", "<eoss>", *codes],
+                         eos="</s>", pad="<pad>", bos="<s>", named={"image_token": "<image>"},
+                         template=CHAMELEON_TEMPLATE)
+    tok.sep_token = "<reserved08706>"  # the processor ends every chat prompt with it, as the real tokenizer's
+    ids = _ids(tok, "<s>", "</s>", "<pad>", "<image>")
+    config = ChameleonConfig(
+        **_text(vocab_size=len(tok), pad_token_id=ids["<pad>"], bos_token_id=ids["<s>"], eos_token_id=ids["</s>"]),
+        vq_config={"embed_dim": 4, "num_embeddings": 16, "latent_channels": 4, "resolution": 16, "base_channels": 32,
+                   "channel_multiplier": [1, 1, 1], "num_res_blocks": 1},
+        vocabulary_map={"<image>": ids["<image>"], **_ids(tok, *codes)})
+    torch.manual_seed(0)
+    model = ChameleonForConditionalGeneration(config).eval()
+    image_processor = ChameleonImageProcessorPil(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16})
+    processor = ChameleonProcessor(image_processor=image_processor, tokenizer=tok, image_seq_length=16)
+    processor.chat_template = CHAMELEON_TEMPLATE
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("chameleon", folder, type(model).__name__, "<image>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "aria": aria,
+    "chameleon": chameleon,
     "cohere_compass": cohere_compass,
     "cosmos3_edge": cosmos3_edge,
     "dots3_note": dots3_note,
     "ernie4_5_vl_moe": ernie4_5_vl_moe,
 }
 CHATML = "<|im_start|>assistant\n"
-TEMPLATE_MARK = {"aria": CHATML, "cosmos3_edge": CHATML, "dots3_note": "<|endofuserprompt|><|response|>",
-                 "ernie4_5_vl_moe": "\nAssistant: ",
-                 "cohere_compass": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"}
+TEMPLATE_MARK = {"aria": CHATML, "chameleon": "ASSISTANT:",
+                 "cohere_compass": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>", "cosmos3_edge": CHATML,
+                 "dots3_note": "<|endofuserprompt|><|response|>", "ernie4_5_vl_moe": "\nAssistant: "}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
