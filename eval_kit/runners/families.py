@@ -100,6 +100,7 @@ FAMILIES: dict[str, Family] = {
     "cohere_compass": Family("Cohere Compass (North-Micro-Vision)"),
     "cosmos3_edge": Family("Cosmos 3 Edge", note="its processor's modality ids are requested (its mrope needs them)"),
     "dots3_note": Family("dots3 Note", note="images and text (its video processor needs torchvision)"),
+    "emu3": Family("Emu3", note="images as VQ tokens"),
     "ernie4_5_vl_moe": Family("ERNIE-4.5-VL", note="images (its video processor needs torchvision)"),
     # -- need a package that is not installed by default --------------------------------------------------
     "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),
@@ -150,7 +151,6 @@ FAMILIES: dict[str, Family] = {
     "nemotron_h_omni": Family("Nemotron-H Omni", refused=OMNI, fix=OMNI_FIX),
     # -- in the auto mappings, not yet checked here: tried, and a load failure is one line, exit 2 -------
     **{t: Family(name, note=UNTESTED) for t, name in (
-        ("emu3", "Emu3"),
         ("fast_vlm", "FastVLM"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"))},

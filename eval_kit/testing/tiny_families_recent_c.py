@@ -276,18 +276,63 @@ def chameleon(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("chameleon", folder, type(model).__name__, "<image>")
 
 
+# BAAI/Emu3-Chat-hf: "USER: <image>text ASSISTANT:" (images first, then the text parts)
+EMU3_TEMPLATE = (
+    "{% for m in messages %}{% if m['role'] != 'system' %}{{ m['role'].upper() + ': ' }}{% endif %}"
+    "{% if m['content'] is string %}{{ m['content'] + ' ' }}{% else %}"
+    "{% for c in m['content'] | selectattr('type', 'equalto', 'image') %}{{ '<image>' }}{% endfor %}"
+    "{% for c in m['content'] | selectattr('type', 'equalto', 'text') %}{{ c['text'] + ' ' }}{% endfor %}"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
+)
+EMU3_TOKENS = {"image_token": "<image>", "boi_token": "<|image start|>", "eoi_token": "<|image end|>",
+               "image_wrapper_token": "<|image token|>", "eof_token": "<|extra_201|>"}
+
+
+def emu3(folder: Path) -> TinyCheckpoint:
+    """Emu3 (BAAI/Emu3-Chat-hf): early fusion, a VQ-VAE (8x spatial downsampling, as the real one) turns each
+    image into `<|visual token N|>` tokens of the BPE vocabulary, one row end per row; its own (PIL) image
+    processor, 16-32 px images here; a Llama-style decoder."""
+    import torch
+    from transformers import Emu3Config, Emu3ForConditionalGeneration, Emu3Processor
+    from transformers.models.emu3.image_processing_emu3 import Emu3ImageProcessor
+
+    codes = [f"<|visual token {i:06d}|>" for i in range(16)]
+    tok = byte_tokenizer(["<|extra_203|>", "<|endoftext|>", "<|extra_200|>", *codes], eos="<|endoftext|>",
+                         pad="<|endoftext|>", bos="<|extra_203|>", named=EMU3_TOKENS, template=EMU3_TEMPLATE)
+    ids = _ids(tok, "<|extra_203|>", "<|endoftext|>", "<|extra_200|>", "<image>")
+    config = Emu3Config(
+        text_config=_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"], bos_token_id=ids["<|extra_203|>"],
+                          eos_token_id=ids["<|endoftext|>"]),
+        vq_config={"codebook_size": 16, "embed_dim": 4, "latent_channels": 4, "base_channels": 32,
+                   "channel_multiplier": [1, 1, 1, 1], "num_res_blocks": 1, "attn_resolutions": [],
+                   "temporal_downsample_factor": 4, "hidden_size": 32, "num_attention_heads": 1},
+        vocabulary_map={"<image>": ids["<image>"], "<|extra_200|>": ids["<|extra_200|>"], **_ids(tok, *codes)})
+    torch.manual_seed(0)
+    model = Emu3ForConditionalGeneration(config).eval()
+    image_processor = Emu3ImageProcessor(min_pixels=16 * 16, max_pixels=32 * 32, spatial_factor=8)
+    processor = Emu3Processor(image_processor=image_processor, tokenizer=tok, chat_template=EMU3_TEMPLATE)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id = ids["<|endoftext|>"]
+    model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return TinyCheckpoint("emu3", folder, type(model).__name__, "<image>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "aria": aria,
     "chameleon": chameleon,
     "cohere_compass": cohere_compass,
     "cosmos3_edge": cosmos3_edge,
     "dots3_note": dots3_note,
+    "emu3": emu3,
     "ernie4_5_vl_moe": ernie4_5_vl_moe,
 }
 CHATML = "<|im_start|>assistant\n"
 TEMPLATE_MARK = {"aria": CHATML, "chameleon": "ASSISTANT:",
                  "cohere_compass": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>", "cosmos3_edge": CHATML,
-                 "dots3_note": "<|endofuserprompt|><|response|>", "ernie4_5_vl_moe": "\nAssistant: "}
+                 "dots3_note": "<|endofuserprompt|><|response|>", "ernie4_5_vl_moe": "\nAssistant: ",
+                 "emu3": "ASSISTANT:"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
