@@ -96,11 +96,11 @@ FAMILIES: dict[str, Family] = {
     "hyperclovax_vision_v2": Family("HyperCLOVA X Vision v2"),
     # issue 36d: tiny checkpoints in eval_kit/testing/tiny_families_recent_c.py
     "aria": Family("Aria"),
-    "chameleon": Family("Chameleon", note="images as VQ tokens; a base model (its checkpoints are not chat-tuned)"),
+    "chameleon": Family("Chameleon", note="images as VQ-VAE tokens (early fusion)"),
     "cohere_compass": Family("Cohere Compass (North-Micro-Vision)"),
     "cosmos3_edge": Family("Cosmos 3 Edge", note="its processor's modality ids are requested (its mrope needs them)"),
     "dots3_note": Family("dots3 Note", note="images and text (its video processor needs torchvision)"),
-    "emu3": Family("Emu3", note="images as VQ tokens"),
+    "emu3": Family("Emu3", note="images as VQ-VAE tokens (early fusion)"),
     "ernie4_5_vl_moe": Family("ERNIE-4.5-VL", note="images (its video processor needs torchvision)"),
     # -- need a package that is not installed by default --------------------------------------------------
     "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),

@@ -173,7 +173,8 @@ def dots3_note(folder: Path) -> TinyCheckpoint:
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
-    # as the real checkpoint names them: its processor class, and its (torchvision) video processor's settings
+    # its processor class (not the image-only stand-in's) and a video processor slot, Qwen2-VL's (torchvision-only)
+    # as its image processor is Qwen2-VL's: what a machine with torchvision would build
     _write_json(folder / "processor_config.json", {
         "processor_class": "Dots3NoteProcessor",
         "video_processor": {"video_processor_type": "Qwen2VLVideoProcessor", "patch_size": 14, "merge_size": 2,
