@@ -99,7 +99,7 @@ FAMILIES: dict[str, Family] = {
     "chameleon": Family("Chameleon", note="images as VQ-VAE tokens (early fusion)"),
     "cohere_compass": Family("Cohere Compass (North-Micro-Vision)"),
     "cosmos3_edge": Family("Cosmos 3 Edge", note="its processor's modality ids are requested (its mrope needs them)"),
-    "dots3_note": Family("dots3 Note", note="images and text (its video processor needs torchvision)"),
+    "dots3_note": Family("dots3 Note", note="images and text (its audio and video inputs are not used)"),
     "emu3": Family("Emu3", note="images as VQ-VAE tokens (early fusion)"),
     "ernie4_5_vl_moe": Family("ERNIE-4.5-VL", note="images (its video processor needs torchvision)"),
     # -- need a package that is not installed by default --------------------------------------------------
