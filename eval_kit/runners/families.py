@@ -94,6 +94,14 @@ FAMILIES: dict[str, Family] = {
     # issue 36b: a tiny checkpoint in eval_kit/testing/tiny_families_recent_a.py
     "exaone4_5": Family("EXAONE 4.5"),
     "hyperclovax_vision_v2": Family("HyperCLOVA X Vision v2"),
+    # issue 36d: tiny checkpoints in eval_kit/testing/tiny_families_recent_c.py
+    "aria": Family("Aria"),
+    "chameleon": Family("Chameleon", note="images as VQ-VAE tokens (early fusion)"),
+    "cohere_compass": Family("Cohere Compass (North-Micro-Vision)"),
+    "cosmos3_edge": Family("Cosmos 3 Edge", note="its processor's modality ids are requested (its mrope needs them)"),
+    "dots3_note": Family("dots3 Note", note="images and text (its audio and video inputs are not used)"),
+    "emu3": Family("Emu3", note="images as VQ-VAE tokens (early fusion)"),
+    "ernie4_5_vl_moe": Family("ERNIE-4.5-VL", note="images (its video processor needs torchvision)"),
     # -- need a package that is not installed by default --------------------------------------------------
     "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),
     # -- refused before loading, one line each ----------------------------------------------------------
@@ -143,9 +151,6 @@ FAMILIES: dict[str, Family] = {
     "nemotron_h_omni": Family("Nemotron-H Omni", refused=OMNI, fix=OMNI_FIX),
     # -- in the auto mappings, not yet checked here: tried, and a load failure is one line, exit 2 -------
     **{t: Family(name, note=UNTESTED) for t, name in (
-        ("aria", "Aria"), ("chameleon", "Chameleon"),
-        ("cohere_compass", "Cohere Compass"), ("cosmos3_edge", "Cosmos 3 Edge"), ("dots3_note", "dots3"),
-        ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"),
         ("fast_vlm", "FastVLM"), ("glm5_next", "GLM-5 next"),
         ("glmga", "GLM (glmga)"), ("granite4_vision", "Granite 4 Vision"), ("hunyuan_vl", "HunYuan-VL"),
         ("hy_v4_vl", "HY-V4-VL"))},

@@ -127,6 +127,9 @@ class TransformersBackend(Backend):
         else:
             self.device = loaded.device  # where the inputs go: the first shard's device
         self.model = loaded.eval()
+        if self.prompt_format == "chat_template" and takes_modality_ids(self.model):
+            # its mrope needs each token's modality; some processors (Cosmos 3 Edge's) do not return it unasked
+            self.call_args = {**self.call_args, "return_mm_token_type_ids": True}
 
     @property
     def sampling(self) -> bool:
@@ -198,6 +201,16 @@ class TransformersBackend(Backend):
 
 class NoImageInputs(ValueError):
     """A sample with images whose model inputs carry no image tokens or pixels: it would be answered blind."""
+
+
+def takes_modality_ids(model: Any) -> bool:
+    """Whether the model's forward takes `mm_token_type_ids` (text 0 / image 1 / video 2 per token)."""
+    import inspect
+
+    try:
+        return "mm_token_type_ids" in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def text_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
