@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from eval_kit.testing.tiny_families import TinyCheckpoint, _ids, _save, _text, byte_tokenizer
+from eval_kit.testing.tiny_families import QWEN_SPECIALS, TinyCheckpoint, _ids, _save, _text, byte_tokenizer
 from eval_kit.testing.tiny_families_established import GLM_SPECIALS, GLM_TEMPLATE, _parts
 
 
@@ -91,11 +91,86 @@ def granite4_vision(folder: Path) -> TinyCheckpoint:
     return TinyCheckpoint("granite4_vision", folder, type(model).__name__, "<image>")
 
 
+# ---- GLM-5 next (GLM-5.3-Flash): KDA linear + DSA indexed attention, MoE, mHC streams; GLM-4.x vision --------
+def glm5_next(folder: Path) -> TinyCheckpoint:
+    """GLM-5 next: four decoder layers as the real schedule has them (three KDA linear-attention layers, then
+    one MLA layer with the DSA indexer; two dense and two MoE feed-forwards), two mHC streams; a GLM-style
+    vision tower (14-px patches, 2x2 merge) and Glm5NextProcessor with its PIL image processor (1-8 image
+    tokens here); the GLM chat template. Runs on transformers' PyTorch reference kernels (no
+    flash-linear-attention / causal-conv1d needed)."""
+    import torch
+    from transformers import Glm5NextConfig, Glm5NextForConditionalGeneration
+    from transformers.models.glm5_next.image_processing_pil_glm5_next import Glm5NextImageProcessorPil
+
+    tok = byte_tokenizer(GLM_SPECIALS, eos="<|user|>", pad="<|endoftext|>", template=GLM_TEMPLATE)
+    ids = _ids(tok, *GLM_SPECIALS)
+    text = _text(vocab_size=len(tok), num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=2,
+                 pad_token_id=ids["<|endoftext|>"], moe_intermediate_size=16, n_routed_experts=4,
+                 num_experts_per_tok=2, q_lora_rank=16, kv_lora_rank=16, qk_nope_head_dim=8, v_head_dim=8,
+                 index_topk=16, index_kpool=4, index_head_dim=8, index_n_heads=2, linear_head_dim=8,
+                 linear_num_heads=2, hc_mult=2, hc_sinkhorn_iters=3,
+                 mlp_layer_types=["dense", "dense", "sparse", "sparse"])
+    vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "patch_size": 14,
+              "image_size": 28, "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+              "projection_intermediate_size": 64}
+    config = Glm5NextConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image|>"],
+                            video_token_id=ids["<|video|>"], image_start_token_id=ids["<|begin_of_image|>"],
+                            image_end_token_id=ids["<|end_of_image|>"], video_start_token_id=ids["<|begin_of_video|>"],
+                            video_end_token_id=ids["<|end_of_video|>"])
+    torch.manual_seed(0)
+    model = Glm5NextForConditionalGeneration(config).eval()
+    image_processor = Glm5NextImageProcessorPil(min_image_tokens=1, max_image_tokens=8)
+    _save(folder, model, tok, image_processor, template=GLM_TEMPLATE, eos=ids["<|user|>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "Glm5NextProcessor"})
+    return TinyCheckpoint("glm5_next", folder, type(model).__name__, "<|image|>")
+
+
+# ---- HY-V4-VL (tencent/Hy4): MLA + DSA indexer, MoE, hyper-connection streams; a ViT with row newlines -----
+# the real Hy4 template was not available offline: Hunyuan's turn markers, the processor's default image token
+HY4 = (
+    "{% for m in messages %}{% if m['role'] == 'user' %}<｜hy_User｜>{% else %}<｜hy_Assistant｜>{% endif %}"
+    + _parts("<|vision_start|><|image_pad|><|vision_end|>")
+    + "{% if m['role'] != 'user' %}<｜hy_eos｜>{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<｜hy_Assistant｜>{% endif %}"
+)
+
+
+def hy_v4_vl(folder: Path) -> TinyCheckpoint:
+    """HY-V4-VL: two decoder layers (dense, then MoE), MLA attention with the DSA indexer, two
+    hyper-connection streams; a one-layer vision tower (16-px patches, 2x2 merge, a newline token per merged
+    row) and HYV4VLProcessor with its PIL image processor (32-64 px sides here)."""
+    import torch
+    from transformers import HYV4VLConfig, HYV4VLForConditionalGeneration
+    from transformers.models.hy_v4_vl.image_processing_pil_hy_v4_vl import HYV4VLImageProcessorPil
+
+    specials = [*QWEN_SPECIALS, "<｜hy_User｜>", "<｜hy_Assistant｜>", "<｜hy_eos｜>"]
+    tok = byte_tokenizer(specials, eos="<｜hy_eos｜>", pad="<|endoftext|>", template=HY4)
+    ids = _ids(tok, *specials)
+    text = _text(vocab_size=len(tok), num_hidden_layers=2, num_attention_heads=2, moe_intermediate_size=16,
+                 n_routed_experts=4, num_experts_per_tok=2, q_lora_rank=16, kv_lora_rank=16, qk_nope_head_dim=8,
+                 qk_rope_head_dim=8, v_head_dim=8, index_topk=16, index_head_dim=8, index_n_heads=2, hc_mult=2,
+                 pad_token_id=ids["<|endoftext|>"], bos_token_id=None, eos_token_id=ids["<｜hy_eos｜>"],
+                 rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]})
+    vision = {"hidden_size": 32, "intermediate_size": 64, "num_attention_heads": 2, "num_hidden_layers": 1,
+              "out_hidden_size": 32, "patch_size": 16, "spatial_merge_size": 2, "max_image_size": 64}
+    config = HYV4VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
+                          video_token_id=ids["<|video_pad|>"])
+    torch.manual_seed(0)
+    model = HYV4VLForConditionalGeneration(config).eval()
+    image_processor = HYV4VLImageProcessorPil(size={"shortest_edge": 32 * 32, "longest_edge": 64 * 64})
+    _save(folder, model, tok, image_processor, template=HY4, eos=ids["<｜hy_eos｜>"], pad=ids["<|endoftext|>"],
+          processor_config={"processor_class": "HYV4VLProcessor"})
+    return TinyCheckpoint("hy_v4_vl", folder, type(model).__name__, "<|image_pad|>")
+
+
 FAMILIES: dict[str, Callable[[Path], TinyCheckpoint]] = {
     "glmga": glmga,
     "granite4_vision": granite4_vision,
+    "glm5_next": glm5_next,
+    "hy_v4_vl": hy_v4_vl,
 }
-TEMPLATE_MARK = {"glmga": "<|assistant|>\n", "granite4_vision": "<|start_of_role|>assistant<|end_of_role|>"}
+TEMPLATE_MARK = {"glmga": "<|assistant|>\n", "glm5_next": "<|assistant|>\n", "hy_v4_vl": "<｜hy_Assistant｜>",
+                 "granite4_vision": "<|start_of_role|>assistant<|end_of_role|>"}
 
 
 def build(family: str, folder: Path) -> TinyCheckpoint:
