@@ -145,9 +145,7 @@ FAMILIES: dict[str, Family] = {
     **{t: Family(name, note=UNTESTED) for t, name in (
         ("aria", "Aria"), ("chameleon", "Chameleon"),
         ("cohere_compass", "Cohere Compass"), ("cosmos3_edge", "Cosmos 3 Edge"), ("dots3_note", "dots3"),
-        ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"),
-        ("fast_vlm", "FastVLM"),
-        ("hunyuan_vl", "HunYuan-VL"))},
+        ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"))},
     # issue 36 (helper e): tiny checkpoints in eval_kit/testing/tiny_families_recent_d.py
     "glmga": Family("GLM (glmga)", note="GLM-4.6V's model and processor classes (the checkpoint names "
                     "Glm46VProcessor), its own PIL image processor"),
@@ -155,6 +153,10 @@ FAMILIES: dict[str, Family] = {
     "glm5_next": Family("GLM-5 next (GLM-5.3-Flash)", note="images (its video processor needs torchvision); "
                         "PyTorch kernels without flash-linear-attention"),
     "hy_v4_vl": Family("HY-V4-VL (Hy4)", note="images (its video processor needs torchvision)"),
+    # issue 36 (helper e): refused, or runs only with a package not installed by default
+    "fast_vlm": Family("FastVLM", needs=("timm",), note="its vision tower (FastViTHD) is a timm model, and timm "
+                       "needs torchvision; not run here"),
+    "hunyuan_vl": Family("HunYuan-VL (HunyuanOCR)", refused=DOCUMENT, fix=NOT_CHAT_FIX),
 }
 
 
