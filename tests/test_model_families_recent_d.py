@@ -75,10 +75,11 @@ def eval_lines(bench: str, folder: Path, movsafe_data: Path, out: Path) -> tuple
     return result.exit_code, [line for line in result.output.splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("bench", ["movsafebench", "saferelbench"])
-def test_fast_vlm_without_timm_is_refused_naming_timm(bench, movsafe_data, tmp_path, no_loading, monkeypatch):
-    """FastVLM's vision tower is a timm model (transformers' TimmWrapper imports timm, which needs torchvision):
-    without timm it cannot load, so it is refused naming the package, before any load."""
+@pytest.mark.parametrize(("bench", "missing"), [("movsafebench", "timm"), ("saferelbench", "timm"),
+                                                ("movsafebench", "torchvision")])
+def test_fast_vlm_without_timm_is_refused_naming_it(bench, missing, movsafe_data, tmp_path, no_loading, monkeypatch):
+    """FastVLM's vision tower is a timm model (transformers' TimmWrapper imports timm; timm 1.0's layers import
+    torchvision): without either it cannot load, so it is refused naming the package, before any load."""
     import inspect
 
     from transformers import FastVlmConfig
@@ -87,11 +88,13 @@ def test_fast_vlm_without_timm_is_refused_naming_timm(bench, movsafe_data, tmp_p
     vision = FastVlmConfig().vision_config
     assert vision.model_type == "timm_wrapper" and vision.architecture.startswith("fastvit")  # the real cause
     assert "import timm" in inspect.getsource(modeling_timm_wrapper)
-    monkeypatch.setattr(families, "installed", lambda module: module != "timm")  # as here, wherever it runs
+    assert families.FAMILIES["fast_vlm"].needs == ("timm", "torchvision")
+    monkeypatch.setattr(families, "installed", lambda module: module != missing)  # whatever this machine has
     folder = config_only("fast_vlm", tmp_path / "fast_vlm")
     code, lines = eval_lines(bench, folder, movsafe_data, tmp_path / "out")
     assert code == 2 and len(lines) == 1 and lines[0].startswith("error:"), lines
-    assert "FastVLM (fast_vlm), which needs the timm package" in lines[0] and "pip install timm" in lines[0]
+    assert f"FastVLM (fast_vlm), which needs the {missing} package" in lines[0], lines
+    assert f"pip install {missing}" in lines[0]
     assert not (tmp_path / "out").exists()
 
 

@@ -154,8 +154,8 @@ FAMILIES: dict[str, Family] = {
                         "PyTorch kernels without flash-linear-attention"),
     "hy_v4_vl": Family("HY-V4-VL (Hy4)", note="images (its video processor needs torchvision)"),
     # issue 36 (helper e): refused, or runs only with a package not installed by default
-    "fast_vlm": Family("FastVLM", needs=("timm",), note="its vision tower (FastViTHD) is a timm model, and timm "
-                       "needs torchvision; not run here"),
+    "fast_vlm": Family("FastVLM", needs=("timm", "torchvision"), note="its vision tower (FastViTHD) is a timm "
+                       "model, and timm imports torchvision; not run here"),
     "hunyuan_vl": Family("HunYuan-VL (HunyuanOCR)", refused=DOCUMENT, fix=NOT_CHAT_FIX),
 }
 
