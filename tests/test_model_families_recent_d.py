@@ -51,6 +51,22 @@ def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_p
                                        monkeypatch)
 
 
+
+def test_glmga_without_a_processor_class_gets_glm46v_processor(movsafe_data, tmp_path, monkeypatch):
+    """transformers 5.24 has no processor mapping for glmga (its model class is GLM-4.6V's): a checkpoint that
+    names no processor class got "cannot build an image processor ... needs torchvision" (a wrong cause);
+    the loader now takes the processor of the model type whose class it shares, and the run goes through."""
+    from eval_kit.runners.image_only import shared_class_processor
+
+    assert shared_class_processor("glmga") == "Glm46VProcessor"
+    assert shared_class_processor("fast_vlm") is None and shared_class_processor("qwen2_vl") == "Qwen2VLProcessor"
+    checkpoint = build("glmga", tmp_path / "glmga")
+    (checkpoint.folder / "processor_config.json").unlink()
+    assert "processor_class" not in (checkpoint.folder / "preprocessor_config.json").read_text()
+    base.check_runs_on_every_benchmark("glmga", checkpoint, TEMPLATE_MARK["glmga"], movsafe_data, tmp_path / "runs",
+                                       monkeypatch)
+
+
 # ---- refused before anything loads: one line, exit 2, the real cause -------------------------------------
 SAFEREL_DEMO = Path(__file__).resolve().parents[1] / "manifests" / "saferelbench" / "demo.jsonl"
 
