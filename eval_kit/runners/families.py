@@ -147,8 +147,8 @@ FAMILIES: dict[str, Family] = {
         ("cohere_compass", "Cohere Compass"), ("cosmos3_edge", "Cosmos 3 Edge"), ("dots3_note", "dots3"),
         ("emu3", "Emu3"), ("ernie4_5_vl_moe", "ERNIE-4.5-VL"))},
     # issue 36 (helper e): tiny checkpoints in eval_kit/testing/tiny_families_recent_d.py
-    "glmga": Family("GLM (glmga)", note="GLM-4.6V's model and processor classes (the checkpoint names "
-                    "Glm46VProcessor), its own PIL image processor"),
+    "glmga": Family("GLM (glmga)", note="GLM-4.6V's model and processor classes (the processor found through "
+                    "the shared model class when the checkpoint names none), its own PIL image processor"),
     "granite4_vision": Family("Granite 4 Vision", note="LLaVA-NeXT's PIL image processor; Q-Former projectors"),
     "glm5_next": Family("GLM-5 next (GLM-5.3-Flash)", note="images (its video processor needs torchvision); "
                         "PyTorch kernels without flash-linear-attention"),
