@@ -59,9 +59,24 @@ def processor_class(model: str, revision: str | None) -> type | None:
             model_type = AutoConfig.from_pretrained(model, revision=revision, trust_remote_code=False).model_type
         except (OSError, ValueError):
             return None
-        name = PROCESSOR_MAPPING_NAMES.get(model_type)
+        name = PROCESSOR_MAPPING_NAMES.get(model_type) or shared_class_processor(model_type)
     cls = getattr(transformers, name, None) if isinstance(name, str) else None
     return cls if isinstance(cls, type) else None
+
+
+def shared_class_processor(model_type: str) -> str | None:
+    """The processor of the family whose model class this model type reuses, where it has none of its own:
+    transformers maps glmga to GLM-4.6V's model class and has no processor mapping for it (the processor is
+    GLM-4.6V's too). None when no other model type shares the class, or those that do have no processor."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as MODELS
+    from transformers.models.auto.processing_auto import PROCESSOR_MAPPING_NAMES
+
+    model_class = MODELS.get(model_type)
+    if model_class is None:
+        return None
+    names = {PROCESSOR_MAPPING_NAMES.get(other) for other, cls in MODELS.items() if cls == model_class}
+    names.discard(None)
+    return names.pop() if len(names) == 1 else None
 
 
 def load(model: str, revision: str | None = None, **kwargs: Any) -> Any | None:
