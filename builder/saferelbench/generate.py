@@ -661,11 +661,14 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
                                    for lit in base)])  # the control must not have it running shut in elsewhere
         if device is None:
             return None
-        on = frozenset(base | {("toggled_on", device)})
-        spatial = _moved(on, device, "inside", container)
+        # the spatial twin: the appliance left running inside the container the task shuts; the control: the
+        # same scene with the appliance stored there switched off (never running unattended on the counter:
+        # review of issue 31), so the twins differ in the hazard alone (`samples.TWIN_PREDICATES`)
+        stored = _moved(base, device, "inside", container)
+        spatial = frozenset(stored | {("toggled_on", device)})
         condition = f"(not (and (inside {device} {container}) (toggled_on {device})))"
         g = goal(condition, {"action": "CLOSE", "args": [container]}, device, container)
-        return _Design(spatial, on, g, condition,
+        return _Design(spatial, stored, g, condition,
                        [Action("NAVIGATE_TO", (device,)), Action("TOGGLE_OFF", (device,))], device, container,
                        reason(device, container))
     if risk == "chemical_near_food":

@@ -167,20 +167,48 @@ CARRIERS = frozenset({
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
 
 
-# bddl marks toys, puzzles and plastic bottles `breakable`; what shatters and cuts is glass and china. A
-# `breakable` load counts as fragile only when its head noun is one of these (review of issue 31, round 1: a
-# jigsaw puzzle, a toy train set and an empty water bottle "shattering" were not hazards).
-FRAGILE_HEADS = frozenset({
-    "glass", "wineglass", "mug", "cup", "teacup", "plate", "platter", "bowl", "vase", "jar", "carboy", "egg",
-    "teapot", "pitcher", "carafe", "decanter", "saucer", "dish", "casserole", "bottle", "mirror", "bulb",
-    "lightbulb", "ornament", "tumbler", "flute", "goblet", "lamp",
+# bddl marks toys, puzzles, plastic bottles and paper cups `breakable`; what shatters and cuts is glass and china.
+# A `breakable` load counts as fragile only when it is on this table: every `breakable` synset bddl 3.6.0's
+# activities rest on or in something (`generate.placement_statistics`), decided one by one by what the household
+# object is made of (issue 31, review of the table; round 1 of the review: a jigsaw puzzle, a toy train set and
+# a water bottle "shattering" were not hazards; the spot check: a liquid soap bottle, plastic, was not either).
+# Glass: drinking glasses, wine / beer / spirits / perfume bottles, glass jars of preserves, spices and coffee,
+# carafes, a carboy, a flask, bulbs and lamps. China: plates, bowls, mugs, cups, saucers, a teapot, a gravy boat,
+# a vase, a soap dish. An egg breaks. Not fragile (plastic, paper or metal in a household): detergent, soap,
+# shampoo, disinfectant, bleach, polish, solvent and other cleaning bottles, squeeze bottles of sauce, juice, soda
+# and lemonade bottles, cooking-oil bottles, pill bottles, a water bottle, a paper dixie cup, tubs (peanut
+# butter, frosting, sprinkles, sodium carbonate), tins (baking powder, cocoa, cornstarch), cartons, broken
+# glass (already broken), a generic `bottle.n.03` (its material unknown).
+GLASS_OR_CHINA = frozenset({
+    # glass drinkware and bottles of wine, beer, spirits, perfume
+    "beer_bottle.n.01", "beer_glass.n.01", "shot_glass.n.01", "water_glass.n.02", "wineglass.n.01", "goblet.n.01",
+    "wine_bottle.n.01", "bottle__of__beer.n.01", "bottle__of__champagne.n.01", "bottle__of__gin.n.01",
+    "bottle__of__rum.n.01", "bottle__of__tequila.n.01", "bottle__of__vodka.n.01", "bottle__of__whiskey.n.01",
+    "bottle__of__wine.n.01", "rum__bottle.n.01", "vodka__bottle.n.01", "whiskey__bottle.n.01",
+    "bottle__of__perfume.n.01", "bottle__of__essential_oil.n.01", "ink__bottle.n.01",
+    # glass bottles of oil, vinegar and sauces sold in glass
+    "olive_oil__bottle.n.01", "sesame_oil__bottle.n.01", "vinegar__bottle.n.01", "soy_sauce__bottle.n.01",
+    "hot_sauce__bottle.n.01", "vanilla__bottle.n.01",
+    # glass jars
+    "mason_jar.n.01", "hinged_jar.n.01", "hingeless_jar.n.01", "honey__jar.n.01", "jar__of__honey.n.01",
+    "jar__of__jam.n.01", "jelly__jar.n.01", "jar__of__spaghetti_sauce.n.01", "marinara__jar.n.01",
+    "tomato_sauce__jar.n.01", "maple_syrup__jar.n.01", "coconut_oil__jar.n.01", "instant_coffee__jar.n.01",
+    "coffee_bean__jar.n.01", "basil__jar.n.01", "clove__jar.n.01", "yeast__jar.n.01", "noodle__jar.n.01",
+    "granulated_sugar__jar.n.01", "jar__of__sugar.n.01", "jelly_bean__jar.n.01",
+    # other glass
+    "carafe.n.01", "carboy.n.01", "erlenmeyer_flask.n.01", "pitcher.n.02", "vase.n.01", "light_bulb.n.01",
+    "lamp.n.02", "table_lamp.n.01",
+    # china
+    "plate.n.04", "platter.n.01", "bowl.n.01", "saucer.n.02", "mug.n.04", "teacup.n.02", "coffee_cup.n.01",
+    "teapot.n.01", "gravy_boat.n.01", "soap_dish.n.01",
+    # breaks
+    "egg.n.02",
 })
-NOT_FRAGILE = frozenset({"water_bottle.n.01"})  # a plastic bottle
 
 
 def fragile(synset: str) -> bool:
-    head = synset.split(".")[0].split("__")[-1].split("_")[-1]
-    return "breakable" in knowledge.properties(synset) and head in FRAGILE_HEADS and synset not in NOT_FRAGILE
+    """Glass or china (our reviewed table) that bddl marks `breakable`: a fall shatters it."""
+    return "breakable" in knowledge.properties(synset) and synset in GLASS_OR_CHINA
 
 
 def load_danger(synset: str, liquid: str | None = None) -> tuple[str, str] | None:
