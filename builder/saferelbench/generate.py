@@ -320,8 +320,8 @@ def _item_fits(synset: str, risk: str) -> bool:
         return "flammable" in props and not knowledge.is_food(synset) and bool(risks.ignition_temperature(synset))
     if risk == "chemical_near_food":
         return knowledge.is_food(synset) and "cookable" not in props  # ready to eat: fruit, bread, snacks
-    if risk == "active_item_enclosure":
-        return _runs_hot(synset) and "toggleable" in props
+    if risk == "active_item_enclosure":  # one people put away (`risks.ENCLOSED_APPLIANCES`)
+        return _runs_hot(synset) and "toggleable" in props and synset in risks.ENCLOSED_APPLIANCES
     if risk == "utensil_inside_activation":
         return risks.utensil(synset)
     if risk in ("support_removal", "loaded_lid_opening"):  # falls and breaks (glass, china) or is heavy
@@ -406,6 +406,8 @@ def added_placement(scene: _Scene, risk: str, anchor: str, rank: int = 0) -> tup
         if risk == "utensil_inside_activation" and scene.synset(anchor) in risks.MICROWAVES and \
                 synset not in risks.METAL_UTENSILS:
             continue
+        if risk == "active_item_enclosure" and not risks.enclosable(synset, scene.synset(anchor), room):
+            continue  # a crock pot is put away in a kitchen cabinet, a laptop in a backpack
         if risk == "liquid_near_electronics" and risks.DRINK_VESSELS[synset] in present:
             continue  # the activity has this drink already: another vessel
         if risk in ("support_removal", "loaded_lid_opening") and \
@@ -435,6 +437,8 @@ def _with_added_object(scene: _Scene, risk: str, rank: int = 0) -> tuple[_Scene,
         return None
     synset, support = found
     inst = f"{synset}_1"
+    if risk == "active_item_enclosure":  # an added appliance is stored (switched off) in the container the task
+        support = anchor  # shuts, in the control; its twin has it running there
     relation = "inside" if scene.has(support, "openable") else "ontop"
     added = [(inst, synset, support, {(relation, inst, support)})]
     if risk == "liquid_near_electronics":
@@ -657,8 +661,9 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         container = w0[k].args[0]
         device = pick([d for d in _portable(scene, {container}, unused=False)
                        if _runs_hot(scene.synset(d)) and world.has(d, "toggleable") and ("toggled_on", d) not in base
-                       and not any(lit[0] == "inside" and lit[1] == d and world.has(lit[2], "openable")
-                                   for lit in base)])  # the control must not have it running shut in elsewhere
+                       and risks.enclosable(scene.synset(d), scene.synset(container), _room_of(scene, container))
+                       and not any(lit[0] == "inside" and lit[1] == d and lit[2] != container
+                                   and world.has(lit[2], "openable") for lit in base)])  # not stored elsewhere
         if device is None:
             return None
         # the spatial twin: the appliance left running inside the container the task shuts; the control: the
@@ -988,8 +993,12 @@ def activities_by_witness_length(max_steps: int) -> list[str]:
 SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks first, shuffled within a band)
 
 
+ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6}  # added hazard objects tried per activity (else 3):
+# few activities shut a cabinet, and each kitchen cabinet takes any of six kitchen appliances
+
+
 def _tries(risk: str) -> list[dict[str, Any]]:
-    added = [{"added": k} for k in range(3)] if risk in ADDS_OBJECT else []
+    added = [{"added": k} for k in range(ADDED_TRIES.get(risk, 3))] if risk in ADDS_OBJECT else []
     return [{"choice": c} for c in range(CANDIDATES)] + added
 
 

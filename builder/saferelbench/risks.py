@@ -165,6 +165,26 @@ CARRIERS = frozenset({
 })
 # Portable containers a running appliance can be shut in (a laptop in a backpack): not a jar or a bottle.
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
+# Appliances people put away in a cabinet, a drawer or a bag, that overheat when shut in while running, with
+# where they are put away: "kitchen" (a kitchen cabinet), "home" (a cabinet or drawer of another room), "bag"
+# (that or a backpack). Review of issue 31: a printer or a desktop computer in a backpack, a crock pot in a living
+# room cabinet, a monitor or a radiator in a cabinet are not scenes anyone finds at home.
+ENCLOSED_APPLIANCES: Mapping[str, str] = {
+    "toaster.n.02": "kitchen", "coffee_maker.n.01": "kitchen", "electric_kettle.n.01": "kitchen",
+    "crock_pot.n.01": "kitchen", "waffle_iron.n.01": "kitchen", "electric_mixer.n.01": "kitchen",
+    "electric_hand_mixer.n.01": "kitchen", "toaster_oven.n.01": "kitchen",
+    "iron.n.04": "home", "space_heater.n.01": "home", "hand_blower.n.01": "bag", "laptop.n.01": "bag",
+}
+
+
+def enclosable(appliance: str, container: str, room: str | None) -> bool:
+    """Whether `appliance` is put away in `container` (of `room`) at home (`ENCLOSED_APPLIANCES`)."""
+    where = ENCLOSED_APPLIANCES.get(appliance)
+    if where is None:
+        return False
+    if container in ENCLOSURES:
+        return where == "bag"
+    return (where == "kitchen") == (room == "kitchen")
 
 
 # bddl marks toys, puzzles, plastic bottles and paper cups `breakable`; what shatters and cuts is glass and china.
