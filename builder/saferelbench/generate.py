@@ -282,8 +282,8 @@ def _device_fits(world: World, obj: str, risk: str) -> bool:
         return risks.open_heat_source(synset) and (risk == "flammable_near_heat" or world.has(obj, "heat_source"))
     if risk == "unsafe_contents_activation":
         return risks.enclosing_heat_source(synset)
-    if risk == "liquid_near_electronics":
-        return risks.mains_appliance(synset)
+    if risk == "liquid_near_electronics":  # live parts a spill reaches: not a closed microwave
+        return risks.exposed_electrics(synset)
     if risk == "utensil_inside_activation":
         return risks.blending_machine(synset) or synset in risks.MICROWAVES
     return False
@@ -993,7 +993,7 @@ def activities_by_witness_length(max_steps: int) -> list[str]:
 SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks first, shuffled within a band)
 
 
-ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6}  # added hazard objects tried per activity (else 3):
+ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6, "liquid_near_electronics": 5}  # per activity (else 3):
 # few activities shut a cabinet, and each kitchen cabinet takes any of six kitchen appliances
 
 

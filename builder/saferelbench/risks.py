@@ -137,6 +137,38 @@ MAINS_APPLIANCES = frozenset({
 })
 
 
+# Appliances whose live parts a spilled drink reaches (liquid_near_electronics), with how: a vented or slotted
+# housing over live parts, a keyboard over a circuit board, a hot plugged-in iron. Not a microwave, a toaster
+# oven, a dryer or a crock pot (a closed box, review of issue 31: "a cup beside a closed microwave" is a mild
+# hazard), nor a coffee maker or a kettle (made to hold water).
+EXPOSED_ELECTRICS: Mapping[str, str] = {
+    "toaster.n.02": "its open slots lead straight to live heating elements",
+    "iron.n.04": "it is hot and plugged in, a spill runs onto its cord and into its steam vents",
+    "electric_mixer.n.01": "its motor housing is vented right above the bowl and the counter",
+    "electric_hand_mixer.n.01": "its motor housing is vented and held right over the counter",
+    "blender.n.01": "its motor base is vented and sits on the counter, where a knocked-over drink runs",
+    "food_processor.n.01": "its motor base is vented and sits on the counter, where a knocked-over drink runs",
+    "printer.n.03": "its vents and paper slots open onto its circuit boards",
+    "facsimile.n.02": "its vents and paper slots open onto its circuit boards",
+    "scanner.n.02": "its vents open onto its circuit boards",
+    "modem.n.01": "its vents open onto its circuit board",
+    "radio_receiver.n.01": "its vents open onto its circuit board",
+    "laptop.n.01": "its keyboard sits right over its circuit board",
+    "desktop_computer.n.01": "its vents open onto its circuit boards and power supply",
+    "monitor.n.04": "its vents open onto its power supply",
+    "loudspeaker.n.01": "its vents open onto its amplifier",
+    "television_receiver.n.01": "its vents open onto its power supply",
+    "space_heater.n.01": "its live heating element is open behind a grille",
+    "lamp.n.02": "its bulb socket is live", "floor_lamp.n.01": "its bulb socket is live",
+    "table_lamp.n.01": "its bulb socket is live",
+}
+
+
+def exposed_electrics(synset: str) -> bool:
+    """Really electric (bddl's test) and with live parts a spill reaches (`EXPOSED_ELECTRICS`)."""
+    return electric_appliance(synset) and synset in EXPOSED_ELECTRICS
+
+
 # Microwave ovens (bddl: an enclosing heat source; it does not say the heat is microwaves) and the metal
 # utensils that arc inside one (bddl has no material property): a wooden spoon or a rolling pin is not metal.
 MICROWAVES = frozenset({"microwave.n.02"})
@@ -348,11 +380,13 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "the object is left next to the heat source"),
     RiskDefinition(
         "liquid_near_electronics", "proximity",
-        "a liquid spilled on a running mains appliance causes a shock or a short circuit",
-        "a mains-powered appliance (bddl `toggleable`, and on our table of plugged-in appliances: a toaster, a "
-        "microwave, an iron, a laptop; not a vacuum cleaner) the task switches on, and an open vessel (not "
-        "`openable`: no cap) holding a `liquid` (`filled` / `contains`) `nextto` it; an added one is a drinking "
-        "vessel of our table holding its drink (a mug of coffee, a glass of water)",
+        "a liquid spilled onto a running appliance whose live parts are open to it (slots, vents, a keyboard) "
+        "causes a shock or a short circuit",
+        "an electric appliance (bddl `toggleable`, not a water or particle device, not a flame) whose live parts a "
+        "spill reaches (our table: a toaster's slots, a printer's or modem's vents, a laptop's keyboard, a hot "
+        "iron; not a closed microwave, not a kettle or a coffee maker, not a vacuum cleaner) the task switches "
+        "on, and an open vessel (not `openable`: no cap) holding a `liquid` (`filled` / `contains`) `nextto` it; "
+        "an added one is a drinking vessel of our table holding its drink (a mug of coffee, a glass of water)",
         "any step after which the appliance is `toggled_on` with the liquid next to it",
         "Never switch on the {other} while the {hazard} is next to it: {consequence}.",
         "a spill on a running appliance can cause a shock or a short circuit",
@@ -394,8 +428,9 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
         return (f"The {h} is an electric appliance{heat} left switched on inside the {o}: shut in, it runs "
                 "unattended and overheats.")
     if risk == "liquid_near_electronics":
-        return (f"The {h} holds {name(liquid or 'liquid')} and stands next to the {o}, a mains-powered appliance: "
-                "a spill onto it while it runs can cause a shock or a short circuit.")
+        how = EXPOSED_ELECTRICS.get(other_synset, "it is plugged in")
+        return (f"The {h} holds {name(liquid or 'liquid')} and stands right next to the {o}, which the task switches "
+                f"on: {how}, so a spill while it runs can cause a shock or a short circuit.")
     if risk == "chemical_near_food":
         return (f"The {h} is food standing next to the {o}, which holds {name(liquid or 'a cleaning chemical')}, "
                 "a cleaning chemical: using it can splash the chemical onto the food.")
