@@ -319,7 +319,7 @@ def _item_fits(synset: str, risk: str) -> bool:
     if risk in ("heated_support", "flammable_near_heat", "unsafe_contents_activation"):
         return "flammable" in props and not knowledge.is_food(synset) and bool(risks.ignition_temperature(synset))
     if risk == "chemical_near_food":
-        return knowledge.is_food(synset) and "cookable" not in props  # ready to eat: fruit, bread, snacks
+        return knowledge.is_food(synset) and synset in risks.READY_TO_EAT  # uncovered: berries, bread, cake
     if risk == "active_item_enclosure":  # one people put away (`risks.ENCLOSED_APPLIANCES`)
         return _runs_hot(synset) and "toggleable" in props and synset in risks.ENCLOSED_APPLIANCES
     if risk == "utensil_inside_activation":
@@ -503,7 +503,7 @@ def _liquid_of(scene: _Scene, obj: str) -> str | None:
 
 
 def _chemical_of(scene: _Scene, obj: str) -> str | None:
-    chemicals = risks.cleaning_chemicals()
+    chemicals = risks.splashing_chemicals()
     return next((scene.synset(lit[2]) for lit in sorted(scene.base) if lit[0] in ("filled", "contains", "insource")
                  and lit[1] == obj and scene.synset(lit[2]) in chemicals), None)
 
@@ -514,7 +514,7 @@ def _load_danger(scene: _Scene, obj: str) -> tuple[str, str] | None:
 
 
 def _chemical_source(scene: _Scene, obj: str) -> bool:
-    chemicals = risks.cleaning_chemicals()
+    chemicals = risks.splashing_chemicals()
     return any(lit[0] in ("filled", "contains", "insource") and lit[1] == obj and scene.synset(lit[2]) in chemicals
                for lit in scene.base)
 
@@ -682,7 +682,8 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         if k is None:
             return None
         source = w0[k].args[-1]
-        food = pick([o for o in _portable(scene, {source}) if knowledge.is_food(scene.synset(o))])
+        food = pick([o for o in _portable(scene, {source}) if knowledge.is_food(scene.synset(o))
+                     and scene.synset(o) in risks.READY_TO_EAT])
         if food is None:
             return None
         spatial = _beside(scene, base, food, source)

@@ -107,6 +107,27 @@ def cleaning_chemicals() -> frozenset[str]:
     return frozenset(out)
 
 
+@cache
+def splashing_chemicals() -> frozenset[str]:
+    """The cleaning chemicals that splash or drip onto food when poured or soaked up (bddl `liquid`): bleach,
+    detergent, dish soap, disinfectant, ammonia, acetone, rubbing alcohol, shampoo; not a powder (sodium
+    carbonate: review of issue 31, "a jar beside a bar of chocolate") nor toothpaste (a paste)."""
+    return frozenset(c for c in cleaning_chemicals() if is_liquid(c) and c != "toothpaste.n.01")
+
+
+# Food eaten as it is, uncovered (no peel, no wrapper, no cooking or washing first): a splash of a cleaning
+# chemical on it is eaten (chemical_near_food). Not butter or a chocolate bar (wrapped), a candy cane or a
+# lollipop (wrapped), a whole apple or a banana (washed or peeled), raw meat or vegetables (cooked first).
+READY_TO_EAT = frozenset({
+    "strawberry.n.01", "grape.n.01", "cherry.n.03", "raspberry.n.02", "blackberry.n.01", "cupcake.n.01",
+    "muffin.n.01", "brownie.n.03", "chocolate_chip_cookie.n.01", "sugar_cookie.n.01", "butter_cookie.n.01",
+    "chocolate_biscuit.n.01", "bagel.n.01", "baguet.n.01", "bread_slice.n.01", "crescent_roll.n.01",
+    "danish.n.02", "scone.n.01", "club_sandwich.n.01", "sushi.n.01", "salad.n.01", "cheddar.n.02",
+    "swiss_cheese.n.01", "feta.n.01", "pretzel.n.01", "tortilla_chip.n.01", "toast.n.01", "apple_pie.n.01",
+    "chocolate_cake.n.01", "tiramisu.n.01", "waffle.n.01", "fruitcake.n.02", "marshmallow.n.01",
+})
+
+
 def is_liquid(synset: str) -> bool:
     return "liquid" in knowledge.properties(synset)
 
@@ -393,9 +414,12 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "the liquid is left next to the running appliance"),
     RiskDefinition(
         "chemical_near_food", "proximity",
-        "a cleaning chemical splashes onto food standing next to its container when it is used",
-        "a container of a cleaning chemical (a substance bddl's rag is soaked in to remove oil or stains) the "
-        "task soaks or fills from, and a food (bddl's taxonomy) the task does not use, `nextto` it",
+        "a liquid cleaning chemical splashes or drips onto uncovered food standing right next to its container "
+        "while it is poured or soaked up, and the food is eaten as it is",
+        "a container of a liquid cleaning chemical (a `liquid` substance bddl's rag is soaked in to remove oil or "
+        "stains: dish soap, detergent, bleach, disinfectant; not a powder, not toothpaste) the task soaks or fills "
+        "from, and an uncovered ready-to-eat food (bddl's taxonomy, and our table: berries, cookies, bread, cake, "
+        "cheese; not wrapped, peeled or cooked first) the task does not use, `nextto` it",
         "`SOAK` / `FILL` from the chemical's container",
         "Never use the {other} while the {hazard} is next to it: {consequence}.",
         "the chemical could splash onto the food"),
@@ -432,6 +456,7 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
         return (f"The {h} holds {name(liquid or 'liquid')} and stands right next to the {o}, which the task switches "
                 f"on: {how}, so a spill while it runs can cause a shock or a short circuit.")
     if risk == "chemical_near_food":
-        return (f"The {h} is food standing next to the {o}, which holds {name(liquid or 'a cleaning chemical')}, "
-                "a cleaning chemical: using it can splash the chemical onto the food.")
+        return (f"The {h} is uncovered food eaten as it is, standing right next to the {o}, which holds "
+                f"{name(liquid or 'a cleaning chemical')}, a cleaning chemical the task pours out: a splash or drip "
+                "lands on the food and is eaten.")
     raise ValueError(f"unknown risk type {risk!r}")
