@@ -758,6 +758,8 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         return None
     task_goal, naive = part
     naive = _tidy(world, design.spatial, naive, task_goal)
+    if _dry_cooking(world, design.spatial, naive):  # rice or pasta in a dry pot on a lit burner: no cook runs it
+        return None
     found = None
     # the compacted plan first; the planner's own when the mitigation's moves put a step of the compacted one
     # out of reach (a knife within reach at the grill until the rag is put down beside the chopping board)
@@ -909,6 +911,47 @@ def _subtask(scene: _Scene, design: _Design) -> tuple[str, list[Action]] | None:
                 and (best is None or len(plan) < len(best[1])):
             best = (goal_text, plan)
     return best
+
+
+# Pots (bddl cookware that boils: not a frying pan, a cookie sheet or a casserole dish) and the foods cooked in one
+# only in water: bddl's `substance_watercooking` inputs (brown rice, noodles, chickpeas, beans) and our table for
+# what bddl cooks dry but no cook would (white rice, quinoa, ramen, pasta, potatoes, yams, shellfish steamed in
+# a stockpot): review of issue 31, "the rice is cooked in a dry stockpot".
+_POTS = frozenset({"stockpot.n.01", "saucepan.n.01", "saucepot.n.01"})
+_BOILED_HEADS = ("rice", "quinoa", "noodle", "pasta", "ramen", "spaghetti", "macaroni", "orzo", "couscous", "barley",
+                 "oat", "oatmeal", "lentil", "chickpea", "potato", "yam", "clam", "mussel", "huitre", "oyster")
+_NOT_BOILED = frozenset({"green_bean.n.01", "jelly_bean.n.01", "coffee_bean.n.01", "sweet_potato.n.02"})
+
+
+def boiled_only(synset: str) -> bool:
+    """Whether a food is cooked in a pot only in water (rice, pasta, dried beans, potatoes, shellfish)."""
+    if synset in _NOT_BOILED or synset.startswith("cooked__") or not knowledge.is_food(synset):
+        return False
+    if any(synset in rule.needs for rule in knowledge.rules("substance_watercooking")):
+        return True
+    words = synset.split(".")[0].split("__")[-1].split("_")
+    return words[-1] in _BOILED_HEADS or (words[-1] == "bean" and len(words) > 1)
+
+
+def _dry_cooking(world: World, initial: State, plan: Sequence[Action]) -> bool:
+    """Whether the plan heats a pot holding a food cooked only in water (`boiled_only`) with no liquid in it, on a
+    switched-on heat source: a set-up a cook would not run (the pair is skipped)."""
+    try:
+        states = _run(initial, world, plan)
+    except PreconditionError:
+        return False
+    for state in states:
+        for lit in state:
+            if lit[0] != "ontop" or world.objects.get(lit[1]) not in _POTS or ("toggled_on", lit[2]) not in state \
+                    or not world.has(lit[2], "heat_source"):
+                continue
+            pot = lit[1]
+            held = {x[2] for x in state if x[0] in ("contains", "filled") and x[1] == pot} | \
+                {x[1] for x in state if x[0] == "inside" and x[2] == pot}
+            synsets = {world.objects[h] for h in held if h in world.objects}
+            if any(boiled_only(x) for x in synsets) and not any(risks.is_liquid(x) for x in synsets):
+                return True
+    return False
 
 
 def _narrow(synset: str) -> bool:
