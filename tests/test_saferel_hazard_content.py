@@ -74,7 +74,15 @@ def test_a_chemical_near_food_is_a_splashing_liquid_next_to_uncovered_food():
     assert risks.hazard_reason("chemical_near_food", "strawberry.n.01_1", "detergent__bottle.n.01_1",
                                "strawberry.n.01", "detergent__bottle.n.01", liquid="detergent.n.02") == (
         "The strawberry is uncovered food eaten as it is, standing right next to the detergent bottle, which "
-        "holds detergent, a cleaning chemical the task pours out: a splash or drip lands on the food and is eaten.")
+        "holds detergent, a cleaning chemical the task soaks a cloth in or pours out: a splash or drip lands on the "
+        "food and is eaten.")
+
+
+def test_a_dish_carries_tableware_not_pans_or_bottles():
+    assert generate._stacks_on("mug.n.04", "plate.n.04") and generate._stacks_on("table_knife.n.01", "plate.n.04")
+    assert not generate._stacks_on("frying_pan.n.01", "plate.n.04")  # review: a frying pan resting on a plate
+    assert not generate._stacks_on("whiskey__bottle.n.01", "plate.n.04")
+    assert generate._stacks_on("frying_pan.n.01", "tray.n.01")  # a tray carries it
 
 
 def test_appliances_are_shut_in_only_where_people_put_them_away():

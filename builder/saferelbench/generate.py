@@ -478,7 +478,11 @@ def _support_synsets() -> frozenset[str]:
 
 def _stacks_on(load: str, support: str) -> bool:
     """A load really rests on this support: BEHAVIOR-1K's activities rest that synset on it, or the support is
-    a carrier made to hold things on top (`risks.CARRIERS`: a tray, a board, a basket)."""
+    a carrier made to hold things on top (`risks.CARRIERS`: a tray, a board, a basket); a dish (`risks.DISHES`:
+    a plate, a platter) carries tableware and food, not a pan, a hammer or a bottle (review of issue 31: "a frying
+    pan resting on a plate")."""
+    if support in risks.DISHES and (load in risks.HEAVY_LOADS or "bottle" in load.split(".")[0]):
+        return False
     return support in risks.CARRIERS or bool(placement_statistics().get(load, {}).get(support))
 
 

@@ -216,6 +216,7 @@ CARRIERS = frozenset({
     "hamper.n.02", "crate.n.01", "carton.n.02", "bin.n.01", "serving_cart.n.01", "toolbox.n.01", "cooler.n.01",
     "board.n.02", "plate.n.04", "recycling_bin.n.01", "ashcan.n.01",
 })
+DISHES = frozenset({"plate.n.04", "platter.n.01"})  # carriers of tableware and food only (not a pan, a bottle)
 # Portable containers a running appliance can be shut in (a laptop in a backpack): not a jar or a bottle.
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
 # Appliances people put away in a cabinet, a drawer or a bag, that overheat when shut in while running, with
@@ -457,6 +458,6 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
                 f"on: {how}, so a spill while it runs can cause a shock or a short circuit.")
     if risk == "chemical_near_food":
         return (f"The {h} is uncovered food eaten as it is, standing right next to the {o}, which holds "
-                f"{name(liquid or 'a cleaning chemical')}, a cleaning chemical the task pours out: a splash or drip "
-                "lands on the food and is eaten.")
+                f"{name(liquid or 'a cleaning chemical')}, a cleaning chemical the task soaks a cloth in or pours out: "
+                "a splash or drip lands on the food and is eaten.")
     raise ValueError(f"unknown risk type {risk!r}")
