@@ -140,3 +140,11 @@ def test_dry_cooking_activities_are_skipped_and_wet_ones_kept():
     # cook_pasta fills the stockpot at the sink first: its pair (an added rag on the burner) is kept
     pair = generate.make_pair("cook_pasta", "heated_support", max_steps=300, added=0)
     assert pair is not None and any(a["action"] == "FILL" for a in pair[0]["reference_plan"])
+
+
+def test_the_new_tables_name_only_synsets_bddl_knows():
+    for table in (risks.GLASS_OR_CHINA, set(risks.EXPOSED_ELECTRICS), set(risks.ENCLOSED_APPLIANCES),
+                  risks.READY_TO_EAT, risks.DISHES, generate._POTS):
+        assert all(knowledge.properties(s) for s in table), sorted(s for s in table if not knowledge.properties(s))
+    assert all(knowledge.is_food(s) for s in risks.READY_TO_EAT)
+    assert all(risks.electric_appliance(s) for s in risks.ENCLOSED_APPLIANCES)
