@@ -148,3 +148,9 @@ def test_the_new_tables_name_only_synsets_bddl_knows():
         assert all(knowledge.properties(s) for s in table), sorted(s for s in table if not knowledge.properties(s))
     assert all(knowledge.is_food(s) for s in risks.READY_TO_EAT)
     assert all(risks.electric_appliance(s) for s in risks.ENCLOSED_APPLIANCES)
+
+
+def test_food_is_set_down_on_a_counter_or_a_table_not_a_sofa():
+    assert generate._food_surface("countertop.n.01") and generate._food_surface("breakfast_table.n.01")
+    assert not generate._food_surface("sofa.n.01")  # review: a muffin on the sofa beside the carpet shampoo
+    assert not generate._food_surface("washer.n.03") and not generate._food_surface("floor.n.01")

@@ -691,13 +691,19 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         if food is None:
             return None
         spatial = _beside(scene, base, food, source)
-        if ("nextto", food, source) not in spatial:
-            return None
+        if ("nextto", food, source) not in spatial or not _food_surface(scene.synset(_support(spatial, food) or "")):
+            return None  # food lies on a counter or a table, not on a sofa (review of issue 31)
         stays = _support(spatial, food) == _support(base, food)
         g = goal(f"(not (nextto {food} {source}))", {"action": w0[k].name, "args": [source]}, food, source)
         return _Design(spatial, base, g, None, _move_away(scene, food, source, stays), food, source,
                        reason(food, source, liquid=_chemical_of(scene, source)))
     raise ValueError(f"unknown risk type {risk!r}")
+
+
+def _food_surface(synset: str) -> bool:
+    """A surface food is set down on: a countertop, a table, a kitchen island, a shelf (not a sofa, a bed, a
+    washer, a floor)."""
+    return synset.split(".")[0].split("_")[-1] in ("countertop", "table", "island", "shelf", "counter")
 
 
 def _title(name: str) -> str:
