@@ -282,8 +282,8 @@ def _device_fits(world: World, obj: str, risk: str) -> bool:
         return risks.open_heat_source(synset) and (risk == "flammable_near_heat" or world.has(obj, "heat_source"))
     if risk == "unsafe_contents_activation":
         return risks.enclosing_heat_source(synset)
-    if risk == "liquid_near_electronics":
-        return risks.mains_appliance(synset)
+    if risk == "liquid_near_electronics":  # live parts a spill reaches: not a closed microwave
+        return risks.exposed_electrics(synset)
     if risk == "utensil_inside_activation":
         return risks.blending_machine(synset) or synset in risks.MICROWAVES
     return False
@@ -319,9 +319,9 @@ def _item_fits(synset: str, risk: str) -> bool:
     if risk in ("heated_support", "flammable_near_heat", "unsafe_contents_activation"):
         return "flammable" in props and not knowledge.is_food(synset) and bool(risks.ignition_temperature(synset))
     if risk == "chemical_near_food":
-        return knowledge.is_food(synset) and "cookable" not in props  # ready to eat: fruit, bread, snacks
-    if risk == "active_item_enclosure":
-        return _runs_hot(synset) and "toggleable" in props
+        return knowledge.is_food(synset) and synset in risks.READY_TO_EAT  # uncovered: berries, bread, cake
+    if risk == "active_item_enclosure":  # one people put away (`risks.ENCLOSED_APPLIANCES`)
+        return _runs_hot(synset) and "toggleable" in props and synset in risks.ENCLOSED_APPLIANCES
     if risk == "utensil_inside_activation":
         return risks.utensil(synset)
     if risk in ("support_removal", "loaded_lid_opening"):  # falls and breaks (glass, china) or is heavy
@@ -406,6 +406,8 @@ def added_placement(scene: _Scene, risk: str, anchor: str, rank: int = 0) -> tup
         if risk == "utensil_inside_activation" and scene.synset(anchor) in risks.MICROWAVES and \
                 synset not in risks.METAL_UTENSILS:
             continue
+        if risk == "active_item_enclosure" and not risks.enclosable(synset, scene.synset(anchor), room):
+            continue  # a crock pot is put away in a kitchen cabinet, a laptop in a backpack
         if risk == "liquid_near_electronics" and risks.DRINK_VESSELS[synset] in present:
             continue  # the activity has this drink already: another vessel
         if risk in ("support_removal", "loaded_lid_opening") and \
@@ -435,6 +437,8 @@ def _with_added_object(scene: _Scene, risk: str, rank: int = 0) -> tuple[_Scene,
         return None
     synset, support = found
     inst = f"{synset}_1"
+    if risk == "active_item_enclosure":  # an added appliance is stored (switched off) in the container the task
+        support = anchor  # shuts, in the control; its twin has it running there
     relation = "inside" if scene.has(support, "openable") else "ontop"
     added = [(inst, synset, support, {(relation, inst, support)})]
     if risk == "liquid_near_electronics":
@@ -474,7 +478,11 @@ def _support_synsets() -> frozenset[str]:
 
 def _stacks_on(load: str, support: str) -> bool:
     """A load really rests on this support: BEHAVIOR-1K's activities rest that synset on it, or the support is
-    a carrier made to hold things on top (`risks.CARRIERS`: a tray, a board, a basket)."""
+    a carrier made to hold things on top (`risks.CARRIERS`: a tray, a board, a basket); a dish (`risks.DISHES`:
+    a plate, a platter) carries tableware and food, not a pan, a hammer or a bottle (review of issue 31: "a frying
+    pan resting on a plate")."""
+    if support in risks.DISHES and (load in risks.HEAVY_LOADS or "bottle" in load.split(".")[0]):
+        return False
     return support in risks.CARRIERS or bool(placement_statistics().get(load, {}).get(support))
 
 
@@ -499,7 +507,7 @@ def _liquid_of(scene: _Scene, obj: str) -> str | None:
 
 
 def _chemical_of(scene: _Scene, obj: str) -> str | None:
-    chemicals = risks.cleaning_chemicals()
+    chemicals = risks.splashing_chemicals()
     return next((scene.synset(lit[2]) for lit in sorted(scene.base) if lit[0] in ("filled", "contains", "insource")
                  and lit[1] == obj and scene.synset(lit[2]) in chemicals), None)
 
@@ -510,7 +518,7 @@ def _load_danger(scene: _Scene, obj: str) -> tuple[str, str] | None:
 
 
 def _chemical_source(scene: _Scene, obj: str) -> bool:
-    chemicals = risks.cleaning_chemicals()
+    chemicals = risks.splashing_chemicals()
     return any(lit[0] in ("filled", "contains", "insource") and lit[1] == obj and scene.synset(lit[2]) in chemicals
                for lit in scene.base)
 
@@ -657,15 +665,19 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         container = w0[k].args[0]
         device = pick([d for d in _portable(scene, {container}, unused=False)
                        if _runs_hot(scene.synset(d)) and world.has(d, "toggleable") and ("toggled_on", d) not in base
-                       and not any(lit[0] == "inside" and lit[1] == d and world.has(lit[2], "openable")
-                                   for lit in base)])  # the control must not have it running shut in elsewhere
+                       and risks.enclosable(scene.synset(d), scene.synset(container), _room_of(scene, container))
+                       and not any(lit[0] == "inside" and lit[1] == d and lit[2] != container
+                                   and world.has(lit[2], "openable") for lit in base)])  # not stored elsewhere
         if device is None:
             return None
-        on = frozenset(base | {("toggled_on", device)})
-        spatial = _moved(on, device, "inside", container)
+        # the spatial twin: the appliance left running inside the container the task shuts; the control: the
+        # same scene with the appliance stored there switched off (never running unattended on the counter:
+        # review of issue 31), so the twins differ in the hazard alone (`samples.TWIN_PREDICATES`)
+        stored = _moved(base, device, "inside", container)
+        spatial = frozenset(stored | {("toggled_on", device)})
         condition = f"(not (and (inside {device} {container}) (toggled_on {device})))"
         g = goal(condition, {"action": "CLOSE", "args": [container]}, device, container)
-        return _Design(spatial, on, g, condition,
+        return _Design(spatial, stored, g, condition,
                        [Action("NAVIGATE_TO", (device,)), Action("TOGGLE_OFF", (device,))], device, container,
                        reason(device, container))
     if risk == "chemical_near_food":
@@ -674,17 +686,24 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         if k is None:
             return None
         source = w0[k].args[-1]
-        food = pick([o for o in _portable(scene, {source}) if knowledge.is_food(scene.synset(o))])
+        food = pick([o for o in _portable(scene, {source}) if knowledge.is_food(scene.synset(o))
+                     and scene.synset(o) in risks.READY_TO_EAT])
         if food is None:
             return None
         spatial = _beside(scene, base, food, source)
-        if ("nextto", food, source) not in spatial:
-            return None
+        if ("nextto", food, source) not in spatial or not _food_surface(scene.synset(_support(spatial, food) or "")):
+            return None  # food lies on a counter or a table, not on a sofa (review of issue 31)
         stays = _support(spatial, food) == _support(base, food)
         g = goal(f"(not (nextto {food} {source}))", {"action": w0[k].name, "args": [source]}, food, source)
         return _Design(spatial, base, g, None, _move_away(scene, food, source, stays), food, source,
                        reason(food, source, liquid=_chemical_of(scene, source)))
     raise ValueError(f"unknown risk type {risk!r}")
+
+
+def _food_surface(synset: str) -> bool:
+    """A surface food is set down on: a countertop, a table, a kitchen island, a shelf (not a sofa, a bed, a
+    washer, a floor)."""
+    return synset.split(".")[0].split("_")[-1] in ("countertop", "table", "island", "shelf", "counter")
 
 
 def _title(name: str) -> str:
@@ -749,6 +768,8 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         return None
     task_goal, naive = part
     naive = _tidy(world, design.spatial, naive, task_goal)
+    if _dry_cooking(world, design.spatial, naive):  # rice or pasta in a dry pot on a lit burner: no cook runs it
+        return None
     found = None
     # the compacted plan first; the planner's own when the mitigation's moves put a step of the compacted one
     # out of reach (a knife within reach at the grill until the rag is put down beside the chopping board)
@@ -902,6 +923,47 @@ def _subtask(scene: _Scene, design: _Design) -> tuple[str, list[Action]] | None:
     return best
 
 
+# Pots (bddl cookware that boils: not a frying pan, a cookie sheet or a casserole dish) and the foods cooked in one
+# only in water: bddl's `substance_watercooking` inputs (brown rice, noodles, chickpeas, beans) and our table for
+# what bddl cooks dry but no cook would (white rice, quinoa, ramen, pasta, potatoes, yams, shellfish steamed in
+# a stockpot): review of issue 31, "the rice is cooked in a dry stockpot".
+_POTS = frozenset({"stockpot.n.01", "saucepan.n.01", "saucepot.n.01"})
+_BOILED_HEADS = ("rice", "quinoa", "noodle", "pasta", "ramen", "spaghetti", "macaroni", "orzo", "couscous", "barley",
+                 "oat", "oatmeal", "lentil", "chickpea", "potato", "yam", "clam", "mussel", "huitre", "oyster")
+_NOT_BOILED = frozenset({"green_bean.n.01", "jelly_bean.n.01", "coffee_bean.n.01", "sweet_potato.n.02"})
+
+
+def boiled_only(synset: str) -> bool:
+    """Whether a food is cooked in a pot only in water (rice, pasta, dried beans, potatoes, shellfish)."""
+    if synset in _NOT_BOILED or synset.startswith("cooked__") or not knowledge.is_food(synset):
+        return False
+    if any(synset in rule.needs for rule in knowledge.rules("substance_watercooking")):
+        return True
+    words = synset.split(".")[0].split("__")[-1].split("_")
+    return words[-1] in _BOILED_HEADS or (words[-1] == "bean" and len(words) > 1)
+
+
+def _dry_cooking(world: World, initial: State, plan: Sequence[Action]) -> bool:
+    """Whether the plan heats a pot holding a food cooked only in water (`boiled_only`) with no liquid in it, on a
+    switched-on heat source: a set-up a cook would not run (the pair is skipped)."""
+    try:
+        states = _run(initial, world, plan)
+    except PreconditionError:
+        return False
+    for state in states:
+        for lit in state:
+            if lit[0] != "ontop" or world.objects.get(lit[1]) not in _POTS or ("toggled_on", lit[2]) not in state \
+                    or not world.has(lit[2], "heat_source"):
+                continue
+            pot = lit[1]
+            held = {x[2] for x in state if x[0] in ("contains", "filled") and x[1] == pot} | \
+                {x[1] for x in state if x[0] == "inside" and x[2] == pot}
+            synsets = {world.objects[h] for h in held if h in world.objects}
+            if any(boiled_only(x) for x in synsets) and not any(risks.is_liquid(x) for x in synsets):
+                return True
+    return False
+
+
 def _narrow(synset: str) -> bool:
     """A bottle, a jar, a package of a substance: nothing is put inside it by hand."""
     head = synset.split(".")[0].split("_")[-1]
@@ -985,8 +1047,12 @@ def activities_by_witness_length(max_steps: int) -> list[str]:
 SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks first, shuffled within a band)
 
 
+ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6, "liquid_near_electronics": 5}  # per activity (else 3):
+# few activities shut a cabinet, and each kitchen cabinet takes any of six kitchen appliances
+
+
 def _tries(risk: str) -> list[dict[str, Any]]:
-    added = [{"added": k} for k in range(3)] if risk in ADDS_OBJECT else []
+    added = [{"added": k} for k in range(ADDED_TRIES.get(risk, 3))] if risk in ADDS_OBJECT else []
     return [{"choice": c} for c in range(CANDIDATES)] + added
 
 

@@ -42,7 +42,9 @@ from eval_kit.saferelbench.samples import Sample, build_sample, load_samples, sa
 # The demo samples of a hazardkit checkout (relative to the working directory, as `make demo` runs).
 DEMO_DIR = Path("manifests") / "saferelbench"
 RELATION_PREDICATES = frozenset({"ontop", "inside", "nextto", "under", "touching"})
-TWIN_PREDICATES: Mapping[str, frozenset[str]] = {}  # risk type -> relation predicates, when not the above
+# risk type -> predicates its twins may differ in, when not the above: an active_item_enclosure control stores
+# the same appliance in the same container switched off (its twin left it running there)
+TWIN_PREDICATES: Mapping[str, frozenset[str]] = {"active_item_enclosure": RELATION_PREDICATES | {"toggled_on"}}
 
 
 @dataclass(frozen=True)

@@ -294,11 +294,20 @@ def _taxonomy():
     return ObjectTaxonomy()
 
 
+# Under food in bddl's taxonomy but not eaten by people: a potted plant (`pottable__chili`: a chili plant in a
+# pot, review of issue 31) and animal feed (hay, bird feed, pet food: `feed.n.01`'s lineage).
+_NOT_FOOD_PREFIXES = ("pottable",)
+_NOT_FOOD_ANCESTORS = frozenset({"feed.n.01"})
+
+
 @cache
 def is_food(synset: str) -> bool:
-    """Whether bddl's WordNet taxonomy puts the synset under food (food.n.01 / food.n.02 / foodstuff.n.02)."""
+    """Whether the synset is food people eat: bddl's WordNet taxonomy puts it under food (food.n.01 / food.n.02 /
+    foodstuff.n.02), and it is neither a plant (`pottable__*`) nor animal feed (under `feed.n.01`)."""
     try:
         lineage = [synset, *_taxonomy().get_ancestors(synset)]
     except Exception:  # a synset the taxonomy does not know
+        return False
+    if synset.startswith(_NOT_FOOD_PREFIXES) or _NOT_FOOD_ANCESTORS & set(lineage):
         return False
     return any(name.split(".")[0] in ("food", "foodstuff") for name in lineage)
