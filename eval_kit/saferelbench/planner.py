@@ -160,6 +160,8 @@ class Planner:
         return ("nextto", self.world.agent, obj) in self.state
 
     def goto(self, obj: str) -> None:
+        if self.held() == obj:
+            return  # what the robot holds is where the robot is: no walk to it
         self.expose(obj)
         if not self.at(obj):
             self.do("NAVIGATE_TO", obj)
@@ -190,6 +192,12 @@ class Planner:
     def free_hand(self) -> None:
         if self.held() is not None:
             self.do("RELEASE")
+
+    def free_hand_for(self, obj: str) -> None:
+        """Free the hand for work on obj, unless obj is what it holds: no RELEASE of the pot just filled at the sink
+        followed by a GRASP of the same pot to carry it to the stove."""
+        if self.held() != obj:
+            self.free_hand()
 
     def fetch(self, obj: str) -> None:
         if self.held() == obj:
@@ -452,7 +460,7 @@ class Planner:
                 whole = next((i for i, syn in self.world.objects.items() if knowledge.derivative(syn, kind) == out
                               and ("future", i) not in self.state), None)
                 if whole is not None and kind == "dice_cooked" and ("cooked", whole) not in self.state:
-                    self.free_hand()
+                    self.free_hand_for(whole)
                     self.heat(whole)
             knife = self.first("slicer")
             if whole is None or knife is None:
@@ -498,7 +506,7 @@ class Planner:
             self.do("MIX", container)
             self.do("RELEASE")
         else:
-            self.free_hand()
+            self.free_hand_for(container)
             self.heat(container, rule.heat_sources)
 
     def clear_out(self, machine: str, inputs: set[str]) -> None:
@@ -615,7 +623,7 @@ class Planner:
             self.goto(args[0])
             self.do("FOLD", args[0])
         elif pred in ("cooked", "hot") and positive:
-            self.free_hand()
+            self.free_hand_for(args[0])
             self.heat(args[0])
         elif pred == "frozen" and positive:
             self.freeze(args[0])
@@ -656,22 +664,89 @@ class Planner:
             for target in self.targets():
                 if _holds(target, self.state):
                     continue
-                before_state, before_plan = self.state, list(self.plan)
-                try:
-                    self.achieve(target)
-                    self.free_hand()
-                    progress = True
-                except _Fail as exc:
-                    last_reason = f"{'' if target[0] else 'not '}{target[1]}: {exc}"
-                    self.state, self.plan = before_state, before_plan
+                # the object a target leaves in hand stays there (the pot filled at the sink is carried on to
+                # the stove, not dropped and picked up again); the next fetch frees the hand. Where a target
+                # cannot be reached with it in hand, it is tried again with the hand freed first.
+                for release_first in (False, True) if self.held() is not None else (False,):
+                    before_state, before_plan = self.state, list(self.plan)
+                    try:
+                        if release_first:
+                            self.free_hand()
+                        self.achieve(target)
+                        progress = True
+                        break
+                    except _Fail as exc:
+                        last_reason = f"{'' if target[0] else 'not '}{target[1]}: {exc}"
+                        self.state, self.plan = before_state, before_plan
             if not progress:
                 break
         if not self.goal.holds(self.state):
             return PlanResult(None, last_reason or "goal not reached")
+        self.plan = close_when_done(self.world, self.initial, self.plan)
         trace = execute(self.initial, self.world, self.plan)
         if any(s.status != "ok" for s in trace.steps) or not self.goal.holds(trace.final):
             return PlanResult(None, "the witness does not replay")
         return PlanResult(list(self.plan))
+
+
+def settled(world: World, state: State) -> State:
+    """What a plan's state says about the world, less where the agent stands (its `nextto` literals) and the
+    executor's hidden memory of where a held object was lifted from (`~` literals: dropping the pot at the sink
+    and picking it up again remembers the floor, not the counter, and nothing else differs)."""
+    agent = world.agent
+    return frozenset(lit for lit in state if lit[0][:1] != "~" and not (lit[0] == "nextto" and agent in lit[1:]))
+
+
+def _run_from(state: State, world: World, plan: Sequence[Action]) -> State | None:
+    """The state after `plan` from `state`, or None at the first step that fails (a fast reject)."""
+    try:
+        for action in plan:
+            state, _ = apply(state, world, action)
+    except PreconditionError:
+        return None
+    return state
+
+
+def close_when_done(world: World, initial: State, plan: Sequence[Action]) -> list[Action]:
+    """The plan with each container it opens (a fridge, a cabinet, an oven) shut as soon as the robot is done with
+    it: a CLOSE the plan makes later (walking back to the fridge at the end to shut it) moves to the earliest
+    step after the OPEN where the rest of the plan still runs and ends in the same state (less where the agent
+    stands), and the walk back that only served that CLOSE goes. The executor lets the robot shut a door with an
+    object in hand (BEHAVIOR's one-hand close), so this is right after the GRASP of what it took out. The plan
+    is unchanged where no such step exists (the plan needs the door open until then)."""
+    plan = list(plan)
+    try:
+        states = [initial]
+        for action in plan:
+            states.append(apply(states[-1], world, action)[0])
+    except PreconditionError:
+        return plan
+    final = settled(world, states[-1])
+    i = 0
+    while i < len(plan):
+        if plan[i].name != "OPEN":
+            i += 1
+            continue
+        close = Action("CLOSE", plan[i].args)
+        j = next((k for k in range(i + 1, len(plan)) if plan[k] == close), None)
+        if j is None or j == i + 1:
+            i += 1
+            continue
+        first = j - 1 if plan[j - 1] == Action("NAVIGATE_TO", plan[i].args) and j - 1 > i else j  # the walk back
+        rest = plan[:first] + plan[j + 1:]
+        for at in range(i + 1, first + 1):  # states[:at + 1] are the same for rest as for plan
+            trial = [*rest[:at], close, *rest[at:]]
+            if trial == plan:
+                break
+            end = _run_from(states[at], world, trial[at:])
+            if end is not None and settled(world, end) == final:
+                plan = trial
+                states = states[:at + 1]
+                for action in plan[at:]:
+                    states.append(apply(states[-1], world, action)[0])
+                break
+        i += 1
+    return plan
 
 
 def find_plan(world: World, initial: State, goal: CompiledCondition, goal_tree: list,
