@@ -23,6 +23,7 @@ from eval_kit.saferelbench.actions import Action
 from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute, runs_closed
 from eval_kit.saferelbench.goals import CompiledCondition
 from eval_kit.saferelbench.literals import Literal, State
+from eval_kit.saferelbench.spec import FLOOR_SYNSET
 
 Target = tuple[bool, Literal]
 MAX_PASSES = 8
@@ -190,8 +191,38 @@ class Planner:
         return _holding(self.state, self.world)
 
     def free_hand(self) -> None:
-        if self.held() is not None:
-            self.do("RELEASE")
+        """Set down what the hand holds, as a person would: back where it was taken from when that is within
+        reach (the knife onto the counter it came from), else onto the fixed surface the robot stands at or
+        what that stands on (not a stove, an appliance or a sink), else RELEASE (onto the floor)."""
+        held = self.held()
+        if held is None:
+            return
+        for name, target in self.put_down_spots(held):
+            try:
+                self.do(name, target)
+                return
+            except _Fail:
+                continue
+        self.do("RELEASE")
+
+    def put_down_spots(self, held: str) -> list[tuple[str, str]]:
+        world, state = self.world, self.state
+        remembered = sorted((lit[0][1:], lit[2]) for lit in state & world.own[held] if lit[0] in ("~ontop", "~inside"))
+        here = sorted(lit[2] for lit in state & world.agent_nextto_literals)
+        around = [*here, *(s for h in here for s in sorted(lit[2] for lit in state & world.rests[h]))]
+        spots = [("PLACE_INSIDE" if rel == "inside" else "PLACE_ON_TOP", target) for rel, target in remembered]
+        spots += [("PLACE_ON_TOP", target) for target in around]
+        return [(name, target) for name, target in dict.fromkeys(spots) if self.put_down_fits(name, target, held)]
+
+    def surface(self, target: str, held: str) -> bool:
+        """Somewhere to set a thing down: a fixed object that is no floor, heat source, appliance or drain, and
+        not the top of a fridge or cabinet (back inside it is fine: the spot it was taken from)."""
+        world = self.world
+        return target != held and target != world.agent and world.objects.get(target) != FLOOR_SYNSET \
+            and not any(world.has(target, a) for a in ("graspable", "heat_source", "toggleable", "particle_sink"))
+
+    def put_down_fits(self, name: str, target: str, held: str) -> bool:
+        return self.surface(target, held) and (name == "PLACE_INSIDE" or not self.world.has(target, "openable"))
 
     def free_hand_for(self, obj: str) -> None:
         """Free the hand for work on obj, unless obj is what it holds: no RELEASE of the pot just filled at the sink
@@ -260,6 +291,7 @@ class Planner:
         movable = [s for s in sources if self.world.has(s, "graspable")]
         if movable:
             src = movable[0]
+            self.free_hand_for(src)  # set down what it holds here, not at the fridge it walks to next
             self.expose(src)
             self.fetch(src)
             self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(
@@ -269,8 +301,7 @@ class Planner:
             self.do(how, target)
             if ("toggled_on", src) in self.state and self.world.has(src, "graspable"):
                 self.do("TOGGLE_OFF", src)
-            self.do("RELEASE")
-            return
+            return  # the source stays in hand until the hand is needed (`free_hand` sets it down then)
         src = sources[0]
         if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
             self.fetch(target)
@@ -285,7 +316,6 @@ class Planner:
         self.open_for(target)
         self.goto(target)
         self.do(how, target)
-        self.do("RELEASE")
 
     # --- heat, cold, rules -------------------------------------------------------------------------
     def heat(self, obj: str, sources: frozenset[str] = frozenset()) -> None:
@@ -472,7 +502,6 @@ class Planner:
             self.fetch(knife)
             self.goto(whole)
             self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
-            self.do("RELEASE")
             return
         if rule.kind == "single_toggleable_machine":
             machine = next((i for i in self.world.objects if self.world.objects[i] in rule.machines), None)
@@ -504,7 +533,6 @@ class Planner:
             self.fetch(tool)
             self.goto(container)
             self.do("MIX", container)
-            self.do("RELEASE")
         else:
             self.free_hand_for(container)
             self.heat(container, rule.heat_sources)
@@ -572,7 +600,6 @@ class Planner:
                 self.do("WIPE", obj)
                 if ("toggled_on", tool) in self.state:
                     self.do("TOGGLE_OFF", tool)
-                self.do("RELEASE")
                 if ("covered", obj, substance) not in self.state:
                     return
             except _Fail:
@@ -587,7 +614,6 @@ class Planner:
         self.fetch(obj)
         self.goto(drain)
         self.do("POUR", drain)
-        self.do("RELEASE")
 
     def achieve(self, target: Target) -> None:
         positive, lit = target
@@ -642,7 +668,6 @@ class Planner:
                 raise _Fail(f"no source of {args[1]}")
             self.fetch(args[0])
             self.take_from("SOAK", src)
-            self.do("RELEASE")
         elif pred == "real" and positive:
             if ("future", args[0]) in self.state:
                 self.make(args[0])
