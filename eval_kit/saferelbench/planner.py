@@ -28,6 +28,7 @@ from eval_kit.saferelbench.spec import FLOOR_SYNSET
 Target = tuple[bool, Literal]
 MAX_PASSES = 8
 _LAST = ("open", "toggled_on", "folded", "unfolded")  # set after objects are in place (close the fridge last)
+_COUNTERS = ("countertop", "table", "shelf", "desk")  # where a thing is set down one walk away (`counters_here`)
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -203,7 +204,37 @@ class Planner:
                 return
             except _Fail:
                 continue
+        for counter in self.counters_here(held):  # nothing at hand (the pot filled at the sink): the counter
+            before_state, before_plan = self.state, list(self.plan)
+            try:
+                self.do("NAVIGATE_TO", counter)
+                self.do("PLACE_ON_TOP", counter)
+                return
+            except _Fail:
+                self.state, self.plan = before_state, before_plan
         self.do("RELEASE")
+
+    def counters_here(self, held: str) -> list[str]:
+        """Counters, tables, shelves and desks of the room the robot is in (what it stands at, or what that rests
+        on, is in a room), counters first: one walk away, somewhere to set a thing down."""
+        world, state = self.world, self.state
+        frontier = sorted(lit[2] for lit in state & world.agent_nextto_literals)
+        room, seen = None, set()
+        while frontier and room is None:
+            current = frontier.pop(0)
+            seen.add(current)
+            room = world.rooms.get(current)
+            frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
+        if room is None:
+            return []
+
+        def rank(inst: str) -> int | None:
+            head = world.objects[inst].split(".")[0]
+            return next((k for k, word in enumerate(_COUNTERS) if head.endswith(word)), None)
+
+        options = [i for i in world.rooms if world.rooms[i] == room and i in world.objects and rank(i) is not None
+                   and self.put_down_fits("PLACE_ON_TOP", i, held)]
+        return sorted(options, key=lambda i: (rank(i), i))
 
     def put_down_spots(self, held: str) -> list[tuple[str, str]]:
         world, state = self.world, self.state
