@@ -147,11 +147,13 @@ def test_the_planner_takes_the_spoon_out_before_blending():
     s = state(f"ontop {BLENDER} {CT}", f"contains {BLENDER} {MILK}", f"contains {BLENDER} {SUGAR}",
               f"contains {BLENDER} {COCOA}", f"future {CHOC}", f"inside {SPOON} {BLENDER}")
     plan = plan_for(w, s, f"(:goal (and (contains {BLENDER} {CHOC})))")
-    # by hand: the blender is closed with the spoon in it: open it, take the spoon out onto the counter the
-    # blender stands on (the planner walks to each object it handles), close the lid, run it, switch it off
+    # by hand: the blender is closed with the spoon in it: open it, take the spoon out, shut the lid with the
+    # spoon in hand (the robot still stands at the blender; no walk back to it later), set the spoon on the
+    # counter the blender stands on (the planner walks to each object it handles), run it from there (the
+    # blender is on that counter, within reach), switch it off: 9 steps (10 before the lid was shut early)
     assert plan == [f"NAVIGATE_TO({BLENDER})", f"OPEN({BLENDER})", f"NAVIGATE_TO({SPOON})", f"GRASP({SPOON})",
-                    f"NAVIGATE_TO({CT})", f"PLACE_ON_TOP({SPOON}, {CT})", f"NAVIGATE_TO({BLENDER})",
-                    f"CLOSE({BLENDER})", f"TOGGLE_ON({BLENDER})", f"TOGGLE_OFF({BLENDER})"]
+                    f"CLOSE({BLENDER})", f"NAVIGATE_TO({CT})", f"PLACE_ON_TOP({SPOON}, {CT})",
+                    f"TOGGLE_ON({BLENDER})", f"TOGGLE_OFF({BLENDER})"]
 
 
 # --- nothing through a closed container, also what rests on something inside it -------------------------------

@@ -173,13 +173,17 @@ def _compact(world: World, initial: State, plan: list[Action], flags: set[int] |
     """The plan without the steps the planner wasted: a NAVIGATE_TO to where the target is already within reach
     (an object in the open appliance the robot stands at, the counter it is at) and a RELEASE x followed by
     walking back to x and grasping it again. A step (or the RELEASE-NAVIGATE_TO-GRASP run) is dropped only when
-    the executor still runs the plan and every state of it stays the same apart from where the agent stands, so
-    the task, the hazard and its mitigation are untouched (the executor's reachability rules still hold).
+    the executor still runs the plan and every state of it stays the same apart from where the agent stands and
+    the executor's hidden memory of where a held object was lifted from (`planner.settled`: a RELEASE-GRASP run
+    leaves x remembering the floor, not the counter, and nothing a goal can see), so the task, the hazard and its
+    mitigation are untouched (the executor's reachability rules still hold).
     `flags` (indices of mitigation steps) follow the kept steps; with `only_flagged` only those may go (the
     reference plan: its twin's plan is the rest, and the two must differ by the mitigation steps only)."""
+    from eval_kit.saferelbench.planner import settled
+
     flags = set(flags or ())
     try:
-        ref = [_without_agent_place(world, s) for s in _run(initial, world, plan)]
+        ref = [settled(world, s) for s in _run(initial, world, plan)]
     except PreconditionError:
         return plan, flags
     steps = list(zip(plan, range(len(plan)), strict=True))  # (action, original index)
@@ -204,7 +208,7 @@ def _compact(world: World, initial: State, plan: list[Action], flags: set[int] |
                 states = _run(initial, world, [a for a, _ in trial])
             except PreconditionError:
                 states = None
-            if states is not None and all(_without_agent_place(world, st) == ref[k + 1]
+            if states is not None and all(settled(world, st) == ref[k + 1]
                                           for st, (_, k) in zip(states[1:], trial, strict=True)):
                 steps = trial
                 continue

@@ -6,6 +6,10 @@ An object is *reachable* when the agent holds it, or stands next to (NAVIGATE_TO
 object is y, is next to y, is (transitively) on or in y or in what is next to y, is y's direct support or
 container, or is (transitively) on or in that support / container unless it is the floor (standing at a
 counter reaches what is on the counter; standing at a chair does not reach everything on the floor).
+(****) When y is the object the agent has since grasped there (no walk in between), y's supports and containers
+are where y was lifted from and what that rests on or in, transitively, up to the floor: the robot that took
+the butter out of the tupperware in the fridge still stands at the fridge and can shut its door with the
+butter in hand (BEHAVIOR's one-hand primitives).
 
 Primitives, preconditions (all must hold, else the step fails) and effects. "held-target" actions act on the
 object in hand: written (held, target) or (target), the executor records both.
@@ -88,6 +92,7 @@ _OWN_RELATIONS = _LIFTED | {"nextto"}
 HIDDEN_PREFIX = "~"  # executor bookkeeping literals ("~ontop", x, t): where a held object was taken from
 _HIDE = {r: HIDDEN_PREFIX + r for r in _OWN_RELATIONS}  # "ontop" -> "~ontop": no string made per step
 _UNHIDE = {hidden: r for r, hidden in _HIDE.items()}
+_REMEMBERED_SUPPORT = frozenset({_HIDE["ontop"], _HIDE["inside"]})  # where a held object was lifted from
 OK, FAILED = "ok", "failed"
 # Actions that act on an object without touching it: waiting for the closed oven to cook, the freezer to freeze
 _THROUGH_DOORS = frozenset({"COOK", "FREEZE"})
@@ -327,6 +332,7 @@ def _reachable(state: State, world: World, obj: str) -> bool:
     if not standing:
         return False
     anchors = {lit[2] for lit in standing}
+    taken = [a for a in anchors if ("grasped", agent, a) in state]  # the object the agent stands at, since grasped
     near = set()
     for anchor in anchors:  # what stands next to where the agent stands
         for lit in state & world.nextto[anchor]:
@@ -334,6 +340,14 @@ def _reachable(state: State, world: World, obj: str) -> bool:
                 near.add(lit[2] if lit[1] in anchors else lit[1])
     anchors |= near
     supports = {s for anchor in anchors for s in _rests_on(state, world, anchor)}
+    for anchor in taken:  # the agent took the object it stands at (GRASP, no walk since): it still stands where
+        # that was (the open fridge the apple came out of), see (****); not what a carried object is next to
+        lifted_from = [lit[2] for lit in state & world.own[anchor] if lit[0] in _REMEMBERED_SUPPORT]
+        while lifted_from:  # and what that rests in or on (the fridge the tupperware stands in)
+            where = lifted_from.pop()
+            if where not in supports and world.objects.get(where) != FLOOR_SYNSET:
+                supports.add(where)
+                lifted_from += _rests_on(state, world, where)
     if obj in supports:  # the surface or container the agent stands at
         return True
     anchors |= {s for s in supports if world.objects.get(s) != FLOOR_SYNSET}

@@ -23,10 +23,12 @@ from eval_kit.saferelbench.actions import Action
 from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute, runs_closed
 from eval_kit.saferelbench.goals import CompiledCondition
 from eval_kit.saferelbench.literals import Literal, State
+from eval_kit.saferelbench.spec import FLOOR_SYNSET
 
 Target = tuple[bool, Literal]
 MAX_PASSES = 8
 _LAST = ("open", "toggled_on", "folded", "unfolded")  # set after objects are in place (close the fridge last)
+_COUNTERS = ("countertop", "table", "shelf", "desk")  # where a thing is set down one walk away (`counters_here`)
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -160,6 +162,8 @@ class Planner:
         return ("nextto", self.world.agent, obj) in self.state
 
     def goto(self, obj: str) -> None:
+        if self.held() == obj:
+            return  # what the robot holds is where the robot is: no walk to it
         self.expose(obj)
         if not self.at(obj):
             self.do("NAVIGATE_TO", obj)
@@ -188,8 +192,74 @@ class Planner:
         return _holding(self.state, self.world)
 
     def free_hand(self) -> None:
-        if self.held() is not None:
-            self.do("RELEASE")
+        """Set down what the hand holds, as a person would: back where it was taken from when that is within
+        reach (the knife onto the counter it came from), else onto the fixed surface the robot stands at or
+        what that stands on (not a stove, an appliance or a sink), else RELEASE (onto the floor)."""
+        held = self.held()
+        if held is None:
+            return
+        for name, target in self.put_down_spots(held):
+            try:
+                self.do(name, target)
+                return
+            except _Fail:
+                continue
+        for counter in self.counters_here(held):  # nothing at hand (the pot filled at the sink): the counter
+            before_state, before_plan = self.state, list(self.plan)
+            try:
+                self.do("NAVIGATE_TO", counter)
+                self.do("PLACE_ON_TOP", counter)
+                return
+            except _Fail:
+                self.state, self.plan = before_state, before_plan
+        self.do("RELEASE")
+
+    def counters_here(self, held: str) -> list[str]:
+        """Counters, tables, shelves and desks of the room the robot is in (what it stands at, or what that rests
+        on, is in a room), counters first: one walk away, somewhere to set a thing down."""
+        world, state = self.world, self.state
+        frontier = sorted(lit[2] for lit in state & world.agent_nextto_literals)
+        room, seen = None, set()
+        while frontier and room is None:
+            current = frontier.pop(0)
+            seen.add(current)
+            room = world.rooms.get(current)
+            frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
+        if room is None:
+            return []
+
+        def rank(inst: str) -> int | None:
+            head = world.objects[inst].split(".")[0]
+            return next((k for k, word in enumerate(_COUNTERS) if head.endswith(word)), None)
+
+        options = [i for i in world.rooms if world.rooms[i] == room and i in world.objects and rank(i) is not None
+                   and self.put_down_fits("PLACE_ON_TOP", i, held)]
+        return sorted(options, key=lambda i: (rank(i), i))
+
+    def put_down_spots(self, held: str) -> list[tuple[str, str]]:
+        world, state = self.world, self.state
+        remembered = sorted((lit[0][1:], lit[2]) for lit in state & world.own[held] if lit[0] in ("~ontop", "~inside"))
+        here = sorted(lit[2] for lit in state & world.agent_nextto_literals)
+        around = [*here, *(s for h in here for s in sorted(lit[2] for lit in state & world.rests[h]))]
+        spots = [("PLACE_INSIDE" if rel == "inside" else "PLACE_ON_TOP", target) for rel, target in remembered]
+        spots += [("PLACE_ON_TOP", target) for target in around]
+        return [(name, target) for name, target in dict.fromkeys(spots) if self.put_down_fits(name, target, held)]
+
+    def surface(self, target: str, held: str) -> bool:
+        """Somewhere to set a thing down: a fixed object that is no floor, heat source, appliance or drain, and
+        not the top of a fridge or cabinet (back inside it is fine: the spot it was taken from)."""
+        world = self.world
+        return target != held and target != world.agent and world.objects.get(target) != FLOOR_SYNSET \
+            and not any(world.has(target, a) for a in ("graspable", "heat_source", "toggleable", "particle_sink"))
+
+    def put_down_fits(self, name: str, target: str, held: str) -> bool:
+        return self.surface(target, held) and (name == "PLACE_INSIDE" or not self.world.has(target, "openable"))
+
+    def free_hand_for(self, obj: str) -> None:
+        """Free the hand for work on obj, unless obj is what it holds: no RELEASE of the pot just filled at the sink
+        followed by a GRASP of the same pot to carry it to the stove."""
+        if self.held() != obj:
+            self.free_hand()
 
     def fetch(self, obj: str) -> None:
         if self.held() == obj:
@@ -252,6 +322,7 @@ class Planner:
         movable = [s for s in sources if self.world.has(s, "graspable")]
         if movable:
             src = movable[0]
+            self.free_hand_for(src)  # set down what it holds here, not at the fridge it walks to next
             self.expose(src)
             self.fetch(src)
             self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(
@@ -261,8 +332,7 @@ class Planner:
             self.do(how, target)
             if ("toggled_on", src) in self.state and self.world.has(src, "graspable"):
                 self.do("TOGGLE_OFF", src)
-            self.do("RELEASE")
-            return
+            return  # the source stays in hand until the hand is needed (`free_hand` sets it down then)
         src = sources[0]
         if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
             self.fetch(target)
@@ -277,7 +347,6 @@ class Planner:
         self.open_for(target)
         self.goto(target)
         self.do(how, target)
-        self.do("RELEASE")
 
     # --- heat, cold, rules -------------------------------------------------------------------------
     def heat(self, obj: str, sources: frozenset[str] = frozenset()) -> None:
@@ -452,7 +521,7 @@ class Planner:
                 whole = next((i for i, syn in self.world.objects.items() if knowledge.derivative(syn, kind) == out
                               and ("future", i) not in self.state), None)
                 if whole is not None and kind == "dice_cooked" and ("cooked", whole) not in self.state:
-                    self.free_hand()
+                    self.free_hand_for(whole)
                     self.heat(whole)
             knife = self.first("slicer")
             if whole is None or knife is None:
@@ -464,7 +533,6 @@ class Planner:
             self.fetch(knife)
             self.goto(whole)
             self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
-            self.do("RELEASE")
             return
         if rule.kind == "single_toggleable_machine":
             machine = next((i for i in self.world.objects if self.world.objects[i] in rule.machines), None)
@@ -496,9 +564,8 @@ class Planner:
             self.fetch(tool)
             self.goto(container)
             self.do("MIX", container)
-            self.do("RELEASE")
         else:
-            self.free_hand()
+            self.free_hand_for(container)
             self.heat(container, rule.heat_sources)
 
     def clear_out(self, machine: str, inputs: set[str]) -> None:
@@ -564,7 +631,6 @@ class Planner:
                 self.do("WIPE", obj)
                 if ("toggled_on", tool) in self.state:
                     self.do("TOGGLE_OFF", tool)
-                self.do("RELEASE")
                 if ("covered", obj, substance) not in self.state:
                     return
             except _Fail:
@@ -579,7 +645,6 @@ class Planner:
         self.fetch(obj)
         self.goto(drain)
         self.do("POUR", drain)
-        self.do("RELEASE")
 
     def achieve(self, target: Target) -> None:
         positive, lit = target
@@ -615,7 +680,7 @@ class Planner:
             self.goto(args[0])
             self.do("FOLD", args[0])
         elif pred in ("cooked", "hot") and positive:
-            self.free_hand()
+            self.free_hand_for(args[0])
             self.heat(args[0])
         elif pred == "frozen" and positive:
             self.freeze(args[0])
@@ -634,7 +699,6 @@ class Planner:
                 raise _Fail(f"no source of {args[1]}")
             self.fetch(args[0])
             self.take_from("SOAK", src)
-            self.do("RELEASE")
         elif pred == "real" and positive:
             if ("future", args[0]) in self.state:
                 self.make(args[0])
@@ -656,22 +720,89 @@ class Planner:
             for target in self.targets():
                 if _holds(target, self.state):
                     continue
-                before_state, before_plan = self.state, list(self.plan)
-                try:
-                    self.achieve(target)
-                    self.free_hand()
-                    progress = True
-                except _Fail as exc:
-                    last_reason = f"{'' if target[0] else 'not '}{target[1]}: {exc}"
-                    self.state, self.plan = before_state, before_plan
+                # the object a target leaves in hand stays there (the pot filled at the sink is carried on to
+                # the stove, not dropped and picked up again); the next fetch frees the hand. Where a target
+                # cannot be reached with it in hand, it is tried again with the hand freed first.
+                for release_first in (False, True) if self.held() is not None else (False,):
+                    before_state, before_plan = self.state, list(self.plan)
+                    try:
+                        if release_first:
+                            self.free_hand()
+                        self.achieve(target)
+                        progress = True
+                        break
+                    except _Fail as exc:
+                        last_reason = f"{'' if target[0] else 'not '}{target[1]}: {exc}"
+                        self.state, self.plan = before_state, before_plan
             if not progress:
                 break
         if not self.goal.holds(self.state):
             return PlanResult(None, last_reason or "goal not reached")
+        self.plan = close_when_done(self.world, self.initial, self.plan)
         trace = execute(self.initial, self.world, self.plan)
         if any(s.status != "ok" for s in trace.steps) or not self.goal.holds(trace.final):
             return PlanResult(None, "the witness does not replay")
         return PlanResult(list(self.plan))
+
+
+def settled(world: World, state: State) -> State:
+    """What a plan's state says about the world, less where the agent stands (its `nextto` literals) and the
+    executor's hidden memory of where a held object was lifted from (`~` literals: dropping the pot at the sink
+    and picking it up again remembers the floor, not the counter, and nothing else differs)."""
+    agent = world.agent
+    return frozenset(lit for lit in state if lit[0][:1] != "~" and not (lit[0] == "nextto" and agent in lit[1:]))
+
+
+def _run_from(state: State, world: World, plan: Sequence[Action]) -> State | None:
+    """The state after `plan` from `state`, or None at the first step that fails (a fast reject)."""
+    try:
+        for action in plan:
+            state, _ = apply(state, world, action)
+    except PreconditionError:
+        return None
+    return state
+
+
+def close_when_done(world: World, initial: State, plan: Sequence[Action]) -> list[Action]:
+    """The plan with each container it opens (a fridge, a cabinet, an oven) shut as soon as the robot is done with
+    it: a CLOSE the plan makes later (walking back to the fridge at the end to shut it) moves to the earliest
+    step after the OPEN where the rest of the plan still runs and ends in the same state (less where the agent
+    stands), and the walk back that only served that CLOSE goes. The executor lets the robot shut a door with an
+    object in hand (BEHAVIOR's one-hand close), so this is right after the GRASP of what it took out. The plan
+    is unchanged where no such step exists (the plan needs the door open until then)."""
+    plan = list(plan)
+    try:
+        states = [initial]
+        for action in plan:
+            states.append(apply(states[-1], world, action)[0])
+    except PreconditionError:
+        return plan
+    final = settled(world, states[-1])
+    i = 0
+    while i < len(plan):
+        if plan[i].name != "OPEN":
+            i += 1
+            continue
+        close = Action("CLOSE", plan[i].args)
+        j = next((k for k in range(i + 1, len(plan)) if plan[k] == close), None)
+        if j is None or j == i + 1:
+            i += 1
+            continue
+        first = j - 1 if plan[j - 1] == Action("NAVIGATE_TO", plan[i].args) and j - 1 > i else j  # the walk back
+        rest = plan[:first] + plan[j + 1:]
+        for at in range(i + 1, first + 1):  # states[:at + 1] are the same for rest as for plan
+            trial = [*rest[:at], close, *rest[at:]]
+            if trial == plan:
+                break
+            end = _run_from(states[at], world, trial[at:])
+            if end is not None and settled(world, end) == final:
+                plan = trial
+                states = states[:at + 1]
+                for action in plan[at:]:
+                    states.append(apply(states[-1], world, action)[0])
+                break
+        i += 1
+    return plan
 
 
 def find_plan(world: World, initial: State, goal: CompiledCondition, goal_tree: list,
