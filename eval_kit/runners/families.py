@@ -94,12 +94,13 @@ FAMILIES: dict[str, Family] = {
     # issue 36b: a tiny checkpoint in eval_kit/testing/tiny_families_recent_a.py
     "exaone4_5": Family("EXAONE 4.5"),
     "hyperclovax_vision_v2": Family("HyperCLOVA X Vision v2"),
+    # issue 36f: a tiny checkpoint in eval_kit/testing/tiny_families_llama4.py
+    "llama4": Family("Llama 4 (Scout, Maverick)", note="PIL port of its image processor"),
     # -- need a package that is not installed by default --------------------------------------------------
     "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),
     # -- refused before loading, one line each ----------------------------------------------------------
     "qwen2_5_omni": Family("Qwen2.5-Omni", refused=OMNI, fix=OMNI_FIX),
     "qwen3_omni_moe": Family("Qwen3-Omni", refused=OMNI, fix=OMNI_FIX),
-    "llama4": Family("Llama 4", refused=TORCHVISION, fix=TV_FIX),
     "cohere2_vision": Family("Cohere2 Vision (Command A Vision)", refused=TORCHVISION, fix=TV_FIX),
     "lfm2_vl": Family("LFM2-VL", refused=TORCHVISION, fix=TV_FIX),
     "molmo2": Family("Molmo2", refused=TORCHVISION, fix=TV_FIX),

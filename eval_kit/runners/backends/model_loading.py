@@ -224,7 +224,8 @@ def load_model(model: str, revision: str | None, load: dict[str, Any], *, text_l
     config = load_config(model, revision, trust)
     auto = auto_class_for(config, model, text_llm=text_llm)
     try:
-        return auto.from_pretrained(model, revision=revision, **{**load, "trust_remote_code": trust})
+        return work_around_known_bugs(auto.from_pretrained(model, revision=revision,
+                                                           **{**load, "trust_remote_code": trust}))
     except OSError as exc:
         raise setup_checks.load_error(model, exc) from None
     except ImportError as exc:  # a library the model's code or its quantization method imports is missing
@@ -232,6 +233,28 @@ def load_model(model: str, revision: str | None, load: dict[str, Any], *, text_l
         raise BadInput(f"cannot load {model!r}: {_first_sentence(exc)}", field="--model",
                        fix="install the library it names" + (", or use an unquantized checkpoint" if quantized
                                                              else "")) from None
+
+
+def work_around_known_bugs(model: Any) -> Any:
+    """The loaded model, with a fix for a bug of the pinned transformers that breaks every call of it.
+
+    transformers 5.24's `Llama4ForConditionalGeneration.forward` builds its output with
+    `image_outputs=outputs.image_outputs`, where `outputs` is its language model's `MoeCausalLMOutputWithPast`,
+    which has no such field: every forward, with images or without, fails with an AttributeError. A forward
+    hook on the language model gives its output that field (None, as for a text-only step) where it lacks it;
+    a transformers without the bug never reaches the hook's assignment."""
+    if not any(cls.__name__ == "Llama4ForConditionalGeneration" for cls in type(model).__mro__):
+        return model
+
+    def add_image_outputs(module: Any, args: Any, output: Any) -> Any:
+        if not isinstance(output, tuple) and not hasattr(output, "image_outputs"):
+            output.image_outputs = None
+        return output
+
+    language_model = getattr(model, "language_model", None)
+    if language_model is not None:
+        language_model.register_forward_hook(add_image_outputs)
+    return model
 
 
 def _first_sentence(exc: BaseException) -> str:
