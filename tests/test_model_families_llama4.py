@@ -122,3 +122,19 @@ def test_llama4_runs_on_every_benchmark(tmp_path, monkeypatch):
     base.check_runs_on_every_benchmark("llama4", checkpoint, TEMPLATE_MARK, write_jsonl(tmp_path / "movsafe", 1,
                                                                                          seed=4),
                                        tmp_path, monkeypatch)
+
+
+def test_bug_workaround_only_for_llama4():
+    """transformers 5.24's Llama4ForConditionalGeneration.forward reads `image_outputs` from its language
+    model's output, which has none: the loader adds a hook to Llama 4's language model only."""
+    from transformers import LlavaConfig, LlavaForConditionalGeneration
+
+    from eval_kit.runners.backends.model_loading import work_around_known_bugs
+
+    other = LlavaForConditionalGeneration(LlavaConfig(
+        vision_config={"model_type": "clip_vision_model", "hidden_size": 16, "intermediate_size": 32,
+                       "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 28, "patch_size": 14},
+        text_config={"model_type": "llama", "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
+                     "num_attention_heads": 2, "vocab_size": 64}))
+    assert work_around_known_bugs(other) is other
+    assert not any(module._forward_hooks for module in other.modules())

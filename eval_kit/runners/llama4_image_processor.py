@@ -86,13 +86,13 @@ class _Llama4Mixin:
 
     def _setup(self, size: dict[str, int] | None, max_patches: int, resize_to_max_canvas: bool,
                image_mean: list[float] | None, image_std: list[float] | None, rescale_factor: float,
-               do_rescale: bool, do_normalize: bool, do_convert_rgb: bool) -> None:
+               do_rescale: bool, do_normalize: bool, do_convert_rgb: bool, resample: int) -> None:
         self.size = dict(size or {"height": 336, "width": 336})
         self.max_patches, self.resize_to_max_canvas = int(max_patches), bool(resize_to_max_canvas)
         self.image_mean = list(image_mean or [0.5, 0.5, 0.5])
         self.image_std = list(image_std or [0.5, 0.5, 0.5])
         self.rescale_factor, self.do_rescale, self.do_normalize = rescale_factor, do_rescale, do_normalize
-        self.do_convert_rgb = do_convert_rgb
+        self.do_convert_rgb, self.resample = do_convert_rgb, int(resample)
         self.do_resize = True
 
     def _scale(self, images: Any) -> Any:
@@ -114,8 +114,6 @@ class _Llama4Mixin:
         return tensor
 
     def _one(self, image: Any) -> tuple[Any, tuple[int, int]]:
-        from PIL import Image
-
         tile = int(self.size["height"])
         if tile != int(self.size["width"]):
             raise ValueError("Llama 4's image processor takes square tiles only (`size` must be square)")
@@ -124,11 +122,11 @@ class _Llama4Mixin:
         width, height = image.size
         (new_h, new_w), (canvas_h, canvas_w) = plan(height, width, tile, self.max_patches, self.resize_to_max_canvas)
         canvas = np.zeros((canvas_h, canvas_w, 3), dtype=np.uint8)  # black padding at the right and bottom
-        canvas[:new_h, :new_w] = np.asarray(image.resize((new_w, new_h), Image.BILINEAR), dtype=np.uint8)
+        canvas[:new_h, :new_w] = np.asarray(image.resize((new_w, new_h), self.resample), dtype=np.uint8)
         rows, cols = canvas_h // tile, canvas_w // tile
         tiles = canvas.reshape(rows, tile, cols, tile, 3).transpose(0, 2, 4, 1, 3).reshape(-1, 3, tile, tile)
         if rows * cols > 1:  # a global view of the whole image after the tiles
-            whole = np.asarray(image.resize((tile, tile), Image.BILINEAR), dtype=np.uint8).transpose(2, 0, 1)
+            whole = np.asarray(image.resize((tile, tile), self.resample), dtype=np.uint8).transpose(2, 0, 1)
             tiles = np.concatenate([tiles, whole[None]], axis=0)
         return self._scale(tiles), (rows, cols)
 
@@ -165,9 +163,9 @@ def processor_class() -> type:
                      resize_to_max_canvas: bool = False, image_mean: list[float] | None = None,
                      image_std: list[float] | None = None, rescale_factor: float = 1 / 255,
                      do_rescale: bool = True, do_normalize: bool = True, do_convert_rgb: bool = True,
-                     **kwargs: Any) -> None:
+                     resample: int = 2, **kwargs: Any) -> None:  # resample 2: PIL's BILINEAR, as the reference
             super().__init__()
             self._setup(size, max_patches, resize_to_max_canvas, image_mean, image_std, rescale_factor,
-                        do_rescale, do_normalize, do_convert_rgb)
+                        do_rescale, do_normalize, do_convert_rgb, resample)
 
     return Llama4ImageProcessorPil
