@@ -113,3 +113,18 @@ def test_module_not_found_names_the_top_package():
     exc = ModuleNotFoundError("No module named 'einops.layers'", name="einops.layers")
     assert model_loading.missing_packages(exc) == ([], ["einops"])
     assert str(model_loading.processor_error("m", exc)).endswith("(pip install einops)")
+
+
+def test_runtime_error_of_a_broken_import_is_one_line(base, tmp_path, monkeypatch):
+    """transformers' lazy import wraps a module's failed import in a RuntimeError (e.g. a torchvision built for
+    another torch): named, exit 2, not an internal error."""
+    import transformers
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("Failed to import transformers.models.clip.image_processing_clip because of the "
+                           "following error (look up to see its traceback): operator torchvision::nms does not exist")
+
+    monkeypatch.setattr(transformers.AutoProcessor, "from_pretrained", classmethod(broken))
+    line = _refusal(_copy(base, tmp_path), tmp_path)
+    assert "RuntimeError: Failed to import transformers.models.clip.image_processing_clip" in line
+    assert "operator torchvision::nms does not exist" in line

@@ -93,10 +93,11 @@ def load_processor(model: str, revision: str | None, kwargs: dict[str, Any]) -> 
         processor = AutoProcessor.from_pretrained(model, revision=revision, **kwargs)
     except OSError as exc:
         raise setup_checks.load_error(model, exc) from None
-    except (ImportError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+    except (ImportError, ValueError, TypeError, AttributeError, RecursionError, RuntimeError) as exc:
         # often a video processor that needs a torchvision matching torch (RecursionError: a processor class
-        # named *VideoProcessor, LLaVA-NeXT-Video / Video-LLaVA, that AutoVideoProcessor resolves to itself);
-        # kept, so that when no fallback applies the error names the real cause
+        # named *VideoProcessor, LLaVA-NeXT-Video / Video-LLaVA, that AutoVideoProcessor resolves to itself;
+        # RuntimeError: transformers' lazy import of a module whose import failed, e.g. a torchvision built for
+        # another torch); kept, so that when no fallback applies the error names the real cause
         processor, failure = None, exc
     if processor is not None and hasattr(processor, "image_processor"):
         return processor
@@ -114,7 +115,7 @@ def load_processor(model: str, revision: str | None, kwargs: dict[str, Any]) -> 
             return load_image_only_processor(model, revision, family=family, **trust)
     except OSError as exc:
         raise setup_checks.load_error(model, exc) from None
-    except (ImportError, ValueError, TypeError, AttributeError, KeyError) as exc:
+    except (ImportError, ValueError, TypeError, AttributeError, KeyError, RuntimeError) as exc:
         # the fallback's own error is the cause when the first failure was the torchvision it works around
         cause = failure if failure is not None and not _torchvision_cause(failure) else exc
         raise processor_error(model, cause) from None
@@ -165,9 +166,16 @@ def missing_packages(exc: BaseException) -> tuple[list[str], list[str]]:
 
 
 def torchvision_importable() -> bool:
+    """torchvision is installed (as transformers sees it) and imports (a build for another torch does not)."""
     from transformers.utils import is_torchvision_available
 
-    return bool(is_torchvision_available())
+    if not is_torchvision_available():
+        return False
+    try:
+        import torchvision  # noqa: F401
+    except Exception:  # a torchvision built for another torch fails in its own ways (RuntimeError, OSError)
+        return False
+    return True
 
 
 def _torchvision_cause(exc: BaseException) -> bool:
