@@ -102,12 +102,13 @@ FAMILIES: dict[str, Family] = {
     "dots3_note": Family("dots3 Note", note="images and text (its audio and video inputs are not used)"),
     "emu3": Family("Emu3", note="images as VQ-VAE tokens (early fusion)"),
     "ernie4_5_vl_moe": Family("ERNIE-4.5-VL", note="images (its video processor needs torchvision)"),
+    # issue 36f: a tiny checkpoint in eval_kit/testing/tiny_families_llama4.py
+    "llama4": Family("Llama 4 (Scout, Maverick)", note="PIL port of its image processor"),
     # -- need a package that is not installed by default --------------------------------------------------
     "gemma3n": Family("Gemma 3n", needs=("timm",), note="its vision tower (MobileNetV5) needs timm; not run here"),
     # -- refused before loading, one line each ----------------------------------------------------------
     "qwen2_5_omni": Family("Qwen2.5-Omni", refused=OMNI, fix=OMNI_FIX),
     "qwen3_omni_moe": Family("Qwen3-Omni", refused=OMNI, fix=OMNI_FIX),
-    "llama4": Family("Llama 4", refused=TORCHVISION, fix=TV_FIX),
     "cohere2_vision": Family("Cohere2 Vision (Command A Vision)", refused=TORCHVISION, fix=TV_FIX),
     "lfm2_vl": Family("LFM2-VL", refused=TORCHVISION, fix=TV_FIX),
     "molmo2": Family("Molmo2", refused=TORCHVISION, fix=TV_FIX),

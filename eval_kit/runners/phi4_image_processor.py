@@ -136,5 +136,12 @@ def processor_class() -> type:
     return Phi4MultimodalImageProcessorPil
 
 
-# the torchvision-only image processors this kit has a PIL version of
-PIL_PORTS = {"Phi4MultimodalImageProcessor": processor_class}
+def _llama4() -> type:
+    from eval_kit.runners.llama4_image_processor import processor_class as llama4
+
+    return llama4()
+
+
+# the torchvision-only image processors this kit has a PIL version of (the checkpoint's image_processor_type,
+# "Fast" removed -> a function giving the PIL class)
+PIL_PORTS = {"Phi4MultimodalImageProcessor": processor_class, "Llama4ImageProcessor": _llama4}

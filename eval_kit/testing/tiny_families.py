@@ -463,26 +463,22 @@ MISTRAL = (  # Mistral-Small-3.1 / Pixtral: [INST]<image parts>text[/INST]
 )
 
 
-def mistral3(folder: Path) -> TinyCheckpoint:
-    """Mistral 3 (Mistral-Small-3.1): a Pixtral vision tower (14-px patches, 2x2 merge), Mistral text; Pixtral's
-    processor with its PIL image processor (longest edge 56 px here)."""
-    import torch
-    from transformers import Mistral3Config, Mistral3ForConditionalGeneration
+PIXTRAL_SPECIALS = ["[INST]", "[/INST]", "[IMG]", "[IMG_BREAK]", "[IMG_END]", "<s>", "</s>", "<pad>"]
+
+
+def pixtral_tokenizer() -> tuple[Any, dict[str, int]]:
+    """The tokenizer of a checkpoint with Pixtral's processor (Mistral 3, Mistral Large 4) and its token ids."""
+    tok = byte_tokenizer(PIXTRAL_SPECIALS, eos="</s>", pad="<pad>", bos="<s>", template=MISTRAL)
+    return tok, _ids(tok, "[IMG]", "</s>", "<pad>", "<s>")
+
+
+def save_pixtral(folder: Path, model: Any, tok: Any, ids: dict[str, int], family: str) -> TinyCheckpoint:
+    """Save `model` with Pixtral's processor (its PIL image processor, longest edge 56 px, 14-px patches, 2x2
+    merge) and the Mistral template: the checkpoint of a family whose processor is Pixtral's."""
     from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
 
     from eval_kit.runners.pixtral_processor import processor_class
 
-    tok = byte_tokenizer(["[INST]", "[/INST]", "[IMG]", "[IMG_BREAK]", "[IMG_END]", "<s>", "</s>", "<pad>"],
-                         eos="</s>", pad="<pad>", bos="<s>", template=MISTRAL)
-    ids = _ids(tok, "[IMG]", "</s>", "<pad>", "<s>")
-    config = Mistral3Config(
-        vision_config={"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                       "num_attention_heads": 2, "head_dim": 16, "image_size": 56, "patch_size": 14},
-        text_config={"model_type": "mistral", **_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<pad>"],
-                                                      bos_token_id=ids["<s>"], eos_token_id=ids["</s>"])},
-        image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
-    torch.manual_seed(0)
-    model = Mistral3ForConditionalGeneration(config).eval()
     image_processor = PixtralImageProcessorPil(size={"longest_edge": 56}, patch_size={"height": 14, "width": 14})
     processor = processor_class()(image_processor=image_processor, tokenizer=tok, patch_size=14, spatial_merge_size=2,
                                  image_token="[IMG]", image_break_token="[IMG_BREAK]", image_end_token="[IMG_END]",
@@ -491,7 +487,24 @@ def mistral3(folder: Path) -> TinyCheckpoint:
     model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
-    return TinyCheckpoint("mistral3", folder, type(model).__name__, "[IMG]")
+    return TinyCheckpoint(family, folder, type(model).__name__, "[IMG]")
+
+
+def mistral3(folder: Path) -> TinyCheckpoint:
+    """Mistral 3 (Mistral-Small-3.1): a Pixtral vision tower (14-px patches, 2x2 merge), Mistral text; Pixtral's
+    processor with its PIL image processor (longest edge 56 px here)."""
+    import torch
+    from transformers import Mistral3Config, Mistral3ForConditionalGeneration
+
+    tok, ids = pixtral_tokenizer()
+    config = Mistral3Config(
+        vision_config={"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                       "num_attention_heads": 2, "head_dim": 16, "image_size": 56, "patch_size": 14},
+        text_config={"model_type": "mistral", **_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<pad>"],
+                                                      bos_token_id=ids["<s>"], eos_token_id=ids["</s>"])},
+        image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
+    torch.manual_seed(0)
+    return save_pixtral(folder, Mistral3ForConditionalGeneration(config).eval(), tok, ids, "mistral3")
 
 
 def llava(folder: Path) -> TinyCheckpoint:

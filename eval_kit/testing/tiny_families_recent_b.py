@@ -18,6 +18,8 @@ from eval_kit.testing.tiny_families import (
     _text,
     byte_tokenizer,
     chatml,
+    pixtral_tokenizer,
+    save_pixtral,
 )
 
 VIPLLAVA = (  # llava-hf/vip-llava-7b-hf: "###Human: <image>\ntext###Assistant:"
@@ -249,14 +251,8 @@ def mistral_large4(folder: Path) -> TinyCheckpoint:
     image processor (as Mistral 3's tiny checkpoint)."""
     import torch
     from transformers import MistralLarge4Config, MistralLarge4ForConditionalGeneration
-    from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
 
-    from eval_kit.runners.pixtral_processor import processor_class
-    from eval_kit.testing.tiny_families import MISTRAL
-
-    tok = byte_tokenizer(["[INST]", "[/INST]", "[IMG]", "[IMG_BREAK]", "[IMG_END]", "<s>", "</s>", "<pad>"],
-                         eos="</s>", pad="<pad>", bos="<s>", template=MISTRAL)
-    ids = _ids(tok, "[IMG]", "</s>", "<pad>", "<s>")
+    tok, ids = pixtral_tokenizer()
     config = MistralLarge4Config(
         vision_config={"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
                        "num_attention_heads": 2, "head_dim": 16, "image_size": 56, "patch_size": 14},
@@ -268,16 +264,7 @@ def mistral_large4(folder: Path) -> TinyCheckpoint:
                      "bos_token_id": ids["<s>"], "eos_token_id": ids["</s>"]},
         image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
     torch.manual_seed(0)
-    model = MistralLarge4ForConditionalGeneration(config).eval()
-    image_processor = PixtralImageProcessorPil(size={"longest_edge": 56}, patch_size={"height": 14, "width": 14})
-    processor = processor_class()(image_processor=image_processor, tokenizer=tok, patch_size=14, spatial_merge_size=2,
-                                 image_token="[IMG]", image_break_token="[IMG_BREAK]", image_end_token="[IMG_END]",
-                                 chat_template=MISTRAL)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
-    return TinyCheckpoint("mistral_large4", folder, type(model).__name__, "[IMG]")
+    return save_pixtral(folder, MistralLarge4ForConditionalGeneration(config).eval(), tok, ids, "mistral_large4")
 
 
 def qwen4_exp(folder: Path) -> TinyCheckpoint:

@@ -174,6 +174,7 @@ class TransformersBackend(Backend):
             batch = tokenizer_inputs(self.tokenizer, [text_messages(s.messages) for s in samples],
                                      getattr(self.processor, "chat_template", None))
         check_images_reached(batch, samples, self.processor, self.family, model_image_token_id(self.model))
+        half_pixels_to_model_dtype(batch, self.model)
         return batch.to(self.device)
 
     def generation_options(self) -> dict[str, Any]:
@@ -252,6 +253,19 @@ def model_image_token_id(model: Any) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
     return None
+
+
+def half_pixels_to_model_dtype(batch: Any, model: Any) -> None:
+    """Half-precision pixel values (Llama 4's image processor gives bfloat16, as the original does) in the
+    model's dtype where it differs: its vision tower does not cast them. Float32 pixels are left as they are."""
+    import torch
+
+    dtype = getattr(model, "dtype", None)
+    for key in [k for k in batch if "pixel_values" in k]:
+        value = batch[key]
+        if (isinstance(value, torch.Tensor) and value.dtype in (torch.bfloat16, torch.float16)
+                and isinstance(dtype, torch.dtype) and dtype.is_floating_point and value.dtype != dtype):
+            batch[key] = value.to(dtype)
 
 
 def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any, family: str,
