@@ -206,6 +206,22 @@ def test_docs_page_is_generated_from_the_table():
         assert f"`{model_type}`" in page and family.title in page
 
 
+def test_readme_lists_every_family_with_its_result():
+    from eval_kit.runners import family_docs
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- families:begin")[1].split("-->\n", 1)[1]
+    block = block.split("<!-- families:end -->")[0]
+    assert block == family_docs.readme_table(), "regenerate: python -m eval_kit.runners.family_docs --readme"
+    # every family once, in the row of its result (hand-checked examples of each kind of row)
+    for family in families.FAMILIES.values():
+        assert family.title in block
+    rows = {line.split(" | ")[0]: line for line in block.splitlines()}
+    assert "Llama 4 (Scout, Maverick)" in rows["| runs on all three benchmarks (50)"]
+    assert "SmolVLM (num2words)" in rows["| runs once a package is installed (3)"]
+    assert "HunYuan-VL (HunyuanOCR)" in next(v for k, v in rows.items() if k.startswith("| refused, exit 2: an OCR"))
+
+
 def test_saferel_paper_agents_are_presets_with_their_source():
     from eval_kit.runners import presets
 

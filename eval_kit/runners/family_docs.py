@@ -98,5 +98,34 @@ def render() -> str:
     return "\n".join(lines)
 
 
+def _short(reason: str) -> str:
+    """The reason up to its first colon or parenthesis: the cause, without the detail the page gives."""
+    return reason.split(":")[0].split(" (")[0].strip()
+
+
+def readme_table() -> str:
+    """The README's family table: every family of the pinned transformers by result, refusals by cause.
+
+    README.md carries this block verbatim between the `families:begin` / `families:end` markers and a test
+    compares them, so the README lists every family with its result and cannot drift from the table.
+    """
+    runs, needs, refused = [], [], {}
+    for _, family in sorted(families.FAMILIES.items(), key=_order):
+        if family.refused:
+            refused.setdefault(_short(family.refused), []).append(family.title)
+        elif family.needs:
+            needs.append(f"{family.title} ({', '.join(family.needs)})")
+        elif family.note != families.UNTESTED:
+            runs.append(family.title)
+    rows = ["| result | families |", "|---|---|",
+            f"| runs on all three benchmarks ({len(runs)}) | {', '.join(runs)} |",
+            f"| runs once a package is installed ({len(needs)}) | {', '.join(needs)} |"]
+    for cause, titles in sorted(refused.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        rows.append(f"| refused, exit 2: {cause} ({len(titles)}) | {', '.join(titles)} |")
+    return "\n".join(rows) + "\n"
+
+
 if __name__ == "__main__":
-    print(render(), end="")
+    import sys
+
+    print(readme_table() if sys.argv[1:] == ["--readme"] else render(), end="")
