@@ -720,11 +720,11 @@ def _activity_witness(name: str) -> tuple[Action, ...] | None:
     return tuple(plan) if plan else None
 
 
-def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None,
+              added_device: int | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """A spatial sample and its matched control for `risk` on activity `name` with the `choice`-th candidate
     hazard object of the activity (or, with `added` = k, the k-th added one: `added_placement`), or None when it
-    does not fit."""
+    does not fit; `added_device` = k: the k-th design of `builder.saferelbench.designs_added_device` instead."""
     try:
         world, initial, goal, tree, object_map = compiled_activity(name)
     except ValueError:
@@ -741,7 +741,17 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
             return None
         scene, added_entries = extended
         world, fields = scene.world, scene.fields
-    design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
+    if added_device is not None:  # the hazard's appliance added to the activity (a coffee maker by the sink)
+        from builder.saferelbench import designs_added_device
+
+        made = designs_added_device.scene_and_design(scene, added_device) if risk == designs_added_device.RISK \
+            else None
+        if made is None:
+            return None
+        scene, added_entries, design = made
+        world, fields = scene.world, scene.fields
+    else:
+        design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
     if design is None or not design.mitigation:
         return None
     part = _subtask(scene, design)
@@ -987,7 +997,8 @@ SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks firs
 
 def _tries(risk: str) -> list[dict[str, Any]]:
     added = [{"added": k} for k in range(3)] if risk in ADDS_OBJECT else []
-    return [{"choice": c} for c in range(CANDIDATES)] + added
+    devices = [{"added_device": k} for k in range(2)] if risk == "liquid_near_electronics" else []
+    return [{"choice": c} for c in range(CANDIDATES)] + added + devices  # added devices: designs_added_device
 
 
 def _spread(risk: str, name: str) -> tuple[int, str]:
