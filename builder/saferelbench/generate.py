@@ -721,10 +721,10 @@ def _activity_witness(name: str) -> tuple[Action, ...] | None:
 
 
 def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None,
-              added_device: int | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+              added_design: int | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """A spatial sample and its matched control for `risk` on activity `name` with the `choice`-th candidate
     hazard object of the activity (or, with `added` = k, the k-th added one: `added_placement`), or None when it
-    does not fit; `added_device` = k: the k-th design of `builder.saferelbench.designs_added_device` instead."""
+    does not fit; `added_design` = k: `builder.saferelbench.designs_added`'s design with its k-th added object."""
     try:
         world, initial, goal, tree, object_map = compiled_activity(name)
     except ValueError:
@@ -741,11 +741,10 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
             return None
         scene, added_entries = extended
         world, fields = scene.world, scene.fields
-    if added_device is not None:  # the hazard's appliance added to the activity (a coffee maker by the sink)
-        from builder.saferelbench import designs_added_device
+    if added_design is not None:  # designs that add the hazard object where none of `_design`'s fits
+        from builder.saferelbench import designs_added
 
-        made = designs_added_device.scene_and_design(scene, added_device) if risk == designs_added_device.RISK \
-            else None
+        made = designs_added.scene_and_design(scene, risk, added_design)
         if made is None:
             return None
         scene, added_entries, design = made
@@ -997,8 +996,9 @@ SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks firs
 
 def _tries(risk: str) -> list[dict[str, Any]]:
     added = [{"added": k} for k in range(3)] if risk in ADDS_OBJECT else []
-    devices = [{"added_device": k} for k in range(2)] if risk == "liquid_near_electronics" else []
-    return [{"choice": c} for c in range(CANDIDATES)] + added + devices  # added devices: designs_added_device
+    extra = [{"added_design": k} for k in range(2)] if risk in ("liquid_near_electronics", "loaded_lid_opening",
+                                                                 "support_removal") else []
+    return [{"choice": c} for c in range(CANDIDATES)] + added + extra  # extra: builder.saferelbench.designs_added
 
 
 def _spread(risk: str, name: str) -> tuple[int, str]:
