@@ -213,13 +213,16 @@ def lid_of(scene: g._Scene, risk: str = "loaded_lid_opening") -> str | None:
 def load_placement(scene: g._Scene, container: str, rank: int = 0, risk: str = "loaded_lid_opening"
                    ) -> tuple[str, str] | None:
     """(load synset, home instance) for the `rank`-th load of `lid_loads` the activity lacks whose usual support
-    synset (BEHAVIOR-1K's placements; the floor only for a load that is not fragile) has a fixed instance in the
-    container's room; or None."""
+    synset (BEHAVIOR-1K's placements: a counter, a table, a cabinet, a fridge; the floor only for a load that is
+    not fragile) has a fixed instance in the container's room; or None."""
     room = g._room_of(scene, container)
     present = set(scene.world.objects.values())
     homes: dict[str, list[str]] = {}
     floors = [i for i, r in scene.world.rooms.items() if r == room and scene.synset(i) == "floor.n.01"]
-    for inst in g._fixed_surfaces(scene, {container}, room) + g._cupboards(scene, {container}, room) + floors:
+    fridges = [i for i, r in sorted(scene.world.rooms.items()) if r == room and scene.has(i, "cold_source")
+               and scene.has(i, "openable") and not scene.has(i, "graspable")]  # eggs are kept in the fridge
+    for inst in g._fixed_surfaces(scene, {container}, room) + g._cupboards(scene, {container}, room) + floors \
+            + fridges:
         homes.setdefault(scene.synset(inst), []).append(inst)
     for synset in lid_loads(scene.synset(container), risk):
         if synset in present:
