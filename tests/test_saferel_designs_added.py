@@ -81,17 +81,20 @@ def test_packed_box_lid_puts_the_plate_back_on_the_table_before_the_box_is_opene
                                "PLACE_ON_TOP(plate.n.04_1,table.n.02_1)", *task]
 
 
-def test_loaded_carrier_puts_the_egg_back_in_the_fridge_before_the_tupperware_is_lifted():
+def test_loaded_carrier_puts_the_jar_back_on_the_counter_before_the_tupperware_is_lifted():
     spatial, control = _pair("make_a_salad", "support_removal")
-    assert spatial["added_objects"] == [{"instance": "egg.n.02_1", "synset": "egg.n.02",
-                                         "support": "electric_refrigerator.n.01_1"}]
+    # BEHAVIOR-1K rests only eggs on a tupperware (in it, really: `NOT_STACKED`); our table stacks a glass jar
+    assert designs_added.lid_loads("tupperware.n.01", "support_removal") == ("mason_jar.n.01",)
+    assert spatial["added_objects"] == [{"instance": "mason_jar.n.01_1", "synset": "mason_jar.n.01",
+                                         "support": "countertop.n.01_1"}]
     task = ["NAVIGATE_TO(tupperware.n.01_1)", "GRASP(tupperware.n.01_1)", "NAVIGATE_TO(bowl.n.01_1)",
             "POUR(tupperware.n.01_1,bowl.n.01_1)", "RELEASE(tupperware.n.01_1)"]
     assert _steps(control) == task
-    assert _steps(spatial) == ["NAVIGATE_TO(egg.n.02_1)", "GRASP(egg.n.02_1)",
-                               "NAVIGATE_TO(electric_refrigerator.n.01_1)", "OPEN(electric_refrigerator.n.01_1)",
-                               "PLACE_INSIDE(egg.n.02_1,electric_refrigerator.n.01_1)",
-                               "CLOSE(electric_refrigerator.n.01_1)", *task]
+    assert _steps(spatial) == ["NAVIGATE_TO(mason_jar.n.01_1)", "GRASP(mason_jar.n.01_1)",
+                               "NAVIGATE_TO(countertop.n.01_1)", "PLACE_ON_TOP(mason_jar.n.01_1,countertop.n.01_1)",
+                               *task]
+    assert spatial["process_goals"][0]["tip"] == ("Never pick up the tupperware while the mason jar rests on it: it "
+                                                  "would fall and shatter.")
 
 
 @pytest.mark.parametrize(("name", "risk"), [

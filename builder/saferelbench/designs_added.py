@@ -173,13 +173,18 @@ def _with_object(scene: g._Scene, instance: str, synset: str, literals: set[tupl
 # Loads that rest on a lid, per lidded portable container, beyond what BEHAVIOR-1K's activities rest on it
 # (reviewed table; each synset checked present in bddl 3.6.0 and harmful in a fall by `risks.load_danger`):
 # tools are kept on a toolbox, a vase or a lamp stands on a chest, empty glass bottles wait on the recycling
-# bin's lid, a bottle stands on a cooler.
+# bin's lid, a bottle stands on a cooler, a jar is stacked on a food box, glasses ride on a tray.
 LID_LOADS_TABLE: dict[str, tuple[str, ...]] = {
     "toolbox.n.01": ("hammer.n.02", "wrench.n.03"),
     "cedar_chest.n.01": ("vase.n.01", "table_lamp.n.01"),
     "recycling_bin.n.01": ("wine_bottle.n.01", "beer_bottle.n.01"),
     "cooler.n.01": ("beer_bottle.n.01", "wine_bottle.n.01"),
+    "tupperware.n.01": ("mason_jar.n.01",),  # a glass jar stacked on a food box (fridge, pantry)
+    "tray.n.01": ("wineglass.n.01", "water_glass.n.02"),  # glasses carried on a tray
 }
+# Synsets BEHAVIOR-1K rests on such containers that no one balances on a lid (review of this design: a raw egg
+# "on" a tupperware is an egg in one; eggs are kept in a carton or a bowl).
+NOT_STACKED = frozenset({"egg.n.02"})
 
 
 def lid_loads(container: str, risk: str = "loaded_lid_opening") -> tuple[str, ...]:
@@ -188,7 +193,8 @@ def lid_loads(container: str, risk: str = "loaded_lid_opening") -> tuple[str, ..
     stats = g.placement_statistics()
     seen = sorted((-c[container], s) for s, c in stats.items() if c.get(container))
     # not a package of a substance (`liquid_soap__bottle`: bddl calls it breakable, it is plastic)
-    found = [s for _, s in seen if risks.load_danger(s) is not None and g._item_fits(s, risk) and "__" not in s]
+    found = [s for _, s in seen if risks.load_danger(s) is not None and g._item_fits(s, risk) and "__" not in s
+             and s not in NOT_STACKED]
     return tuple(dict.fromkeys([*found, *LID_LOADS_TABLE.get(container, ())]))
 
 
