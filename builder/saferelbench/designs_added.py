@@ -216,6 +216,9 @@ def lid_of(scene: g._Scene, risk: str = "loaded_lid_opening") -> str | None:
     return None
 
 
+HOME_MIN = 2  # placements in BEHAVIOR-1K's initial states that make a support a load's home
+
+
 def load_placement(scene: g._Scene, container: str, rank: int = 0, risk: str = "loaded_lid_opening"
                    ) -> tuple[str, str] | None:
     """(load synset, home instance) for the `rank`-th load of `lid_loads` the activity lacks whose usual support
@@ -234,8 +237,9 @@ def load_placement(scene: g._Scene, container: str, rank: int = 0, risk: str = "
         if synset in present:
             continue
         # home on the floor only for a heavy tool (a hammer in a garage), never for glass or china
-        ordered = [sup for sup, _ in g.placement_statistics().get(synset, {}).most_common()
-                   if homes.get(sup) and (sup != "floor.n.01" or not risks.fragile(synset))]
+        # where BEHAVIOR-1K puts it at least twice (a plate once on a bookcase is no home for a plate)
+        ordered = [sup for sup, n in g.placement_statistics().get(synset, {}).most_common()
+                   if homes.get(sup) and n >= HOME_MIN and (sup != "floor.n.01" or not risks.fragile(synset))]
         if not ordered:
             continue
         if rank == 0:
