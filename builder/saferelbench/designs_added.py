@@ -217,7 +217,9 @@ def lid_of(scene: g._Scene, risk: str = "loaded_lid_opening") -> str | None:
 
 
 HOME_MIN = 2  # placements in BEHAVIOR-1K's initial states that make a support a load's home
-HOME_TOP = 4  # and among the load's 4 most usual supports (a plate: a counter, a breakfast table, a cabinet, a fridge)
+# supports that hold books or decorations, not a load's everyday home (review round 2: a dinner plate "at home" on a
+# living-room bookcase, where BEHAVIOR-1K puts plates 3 times, came through HOME_MIN)
+NOT_HOMES = frozenset({"bookcase.n.01"})
 
 
 def load_placement(scene: g._Scene, container: str, rank: int = 0, risk: str = "loaded_lid_opening"
@@ -239,8 +241,9 @@ def load_placement(scene: g._Scene, container: str, rank: int = 0, risk: str = "
             continue
         # home on the floor only for a heavy tool (a hammer in a garage), never for glass or china
         # where BEHAVIOR-1K puts it at least twice (a plate once on a bookcase is no home for a plate)
-        ordered = [sup for sup, n in g.placement_statistics().get(synset, {}).most_common()[:HOME_TOP]
-                   if homes.get(sup) and n >= HOME_MIN and (sup != "floor.n.01" or not risks.fragile(synset))]
+        ordered = [sup for sup, n in g.placement_statistics().get(synset, {}).most_common()
+                   if homes.get(sup) and n >= HOME_MIN and sup not in NOT_HOMES
+                   and (sup != "floor.n.01" or not risks.fragile(synset))]
         if not ordered:
             continue
         if rank == 0:
