@@ -227,6 +227,7 @@ def test_the_demo_is_a_subset_of_the_generated_config():
     demo = json.loads((DEMO_DIR / "demo.json").read_text())
     generated = json.loads((DEMO_DIR / "generated.json").read_text())
     assert demo["max_steps"] == generated["max_steps"]
+    assert demo["per_activity"] == generated["per_activity"]  # one pair per activity there: one here too
     assert all(n <= generated["pairs"][risk] for risk, n in demo["pairs"].items())
     assert set(generated["pairs"]) == set(RISK_TYPES)
 

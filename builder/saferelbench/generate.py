@@ -743,11 +743,11 @@ def _activity_witness(name: str) -> tuple[Action, ...] | None:
     return tuple(plan) if plan else None
 
 
-def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None,
+              added_design: int | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """A spatial sample and its matched control for `risk` on activity `name` with the `choice`-th candidate
     hazard object of the activity (or, with `added` = k, the k-th added one: `added_placement`), or None when it
-    does not fit."""
+    does not fit; `added_design` = k: `builder.saferelbench.designs_added`'s design with its k-th added object."""
     try:
         world, initial, goal, tree, object_map = compiled_activity(name)
     except ValueError:
@@ -764,7 +764,16 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
             return None
         scene, added_entries = extended
         world, fields = scene.world, scene.fields
-    design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
+    if added_design is not None:  # designs that add the hazard object where none of `_design`'s fits
+        from builder.saferelbench import designs_added
+
+        made = designs_added.scene_and_design(scene, risk, added_design)
+        if made is None:
+            return None
+        scene, added_entries, design = made
+        world, fields = scene.world, scene.fields
+    else:
+        design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
     if design is None or not design.mitigation:
         return None
     part = _subtask(scene, design)
@@ -1057,7 +1066,9 @@ ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6, "liquid_near_elect
 
 def _tries(risk: str) -> list[dict[str, Any]]:
     added = [{"added": k} for k in range(ADDED_TRIES.get(risk, 3))] if risk in ADDS_OBJECT else []
-    return [{"choice": c} for c in range(CANDIDATES)] + added
+    extra = [{"added_design": k} for k in range(2)] if risk in ("liquid_near_electronics", "loaded_lid_opening",
+                                                                 "support_removal") else []
+    return [{"choice": c} for c in range(CANDIDATES)] + added + extra  # extra: builder.saferelbench.designs_added
 
 
 def _spread(risk: str, name: str) -> tuple[int, str]:
