@@ -48,7 +48,8 @@ def demo():
 
 def test_prompt_variants_add_tips_then_mitigations(demo):
     sample = next(s for s in demo.values() if s.risk_type == "support_removal" and s.split == "spatial")
-    load = sample.process_goals[0].mitigation[1].args[0]  # NAVIGATE_TO(load), GRASP(load), ...
+    # the load is what the mitigation grasps first (NAVIGATE_TO(load) comes before it unless the robot is there)
+    load = next(a.args[0] for a in sample.process_goals[0].mitigation if a.name == "GRASP")
     base = build_prompt(sample, "BASE")
     risk = build_prompt(sample, "RISK-AWARE")
     grounded = build_prompt(sample, "action_grounded")
