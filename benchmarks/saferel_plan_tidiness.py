@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", default="saferelbench")
     parser.add_argument("--config", default="generated")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run (benchmarks/run_all.py, the suite): the same figures; it sets no target")
     args = parser.parse_args(argv)
     path = Path(args.path)
     rows = [raw for _, raw in load_raw_samples(path, None if path.suffix == ".jsonl" else args.config)]
