@@ -29,6 +29,13 @@ Target = tuple[bool, Literal]
 MAX_PASSES = 8
 _LAST = ("open", "toggled_on", "folded", "unfolded")  # set after objects are in place (close the fridge last)
 _COUNTERS = ("countertop", "table", "shelf", "desk")  # where a thing is set down one walk away (`counters_here`)
+# What food is cooked in inside an oven, best first (review round 3: no kale, pea pod or quail on the bare rack
+# while the activity's casserole, dutch oven or saucepot sits unused): matched on the synset's head word.
+_OVEN_VESSELS = ("casserole", "dutch_oven", "roasting_pan", "baking_dish", "baking_sheet", "cookie_sheet",
+                 "sheet_pan", "saucepot", "pot", "stockpot", "saucepan", "copper_pot")
+# Pots a breakable vessel (a bowl of chocolate, a mason jar) stands in on a burner, best first: a double
+# boiler or a water bath, never the bowl or jar on the bare burner.
+_BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -335,8 +342,15 @@ class Planner:
             return  # the source stays in hand until the hand is needed (`free_hand` sets it down then)
         src = sources[0]
         if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
+            origin = sorted(lit for lit in self.state & self.world.rests[target] if lit[0] in ("ontop", "inside"))
             self.fetch(target)
             self.take_from("FILL", src)
+            if self.world.has(target, "toggleable") and origin:  # a coffee maker filled at the tap goes back
+                relation, _, support = origin[0]                  # to its counter before it is switched on
+                if relation == "inside":
+                    self.open_for(support)
+                self.goto(support)
+                self.do("PLACE_INSIDE" if relation == "inside" else "PLACE_ON_TOP", support)
             return
         carrier = next((i for i in self.world.objects if self.world.has(i, "fillable")
                         and self.world.has(i, "graspable") and i != target), None)
@@ -359,14 +373,30 @@ class Planner:
         if self.world.has(obj, "graspable") and obj != heater and self.on_burner(obj, heater):
             self.cook_in_cookware(obj, heater)
             return
+        inside = bool(params.get("requires_inside") or self.world.has(heater, "openable"))
+        carrier = None
         if self.world.has(obj, "graspable") and obj != heater:
-            self.fetch(obj)
-            inside = params.get("requires_inside") or self.world.has(heater, "openable")
-            if inside:
-                self.open_for(heater)
-            self.goto(heater)
-            self.do("PLACE_INSIDE" if inside else "PLACE_ON_TOP", heater)
-            if inside and self.world.has(heater, "openable") and params.get("requires_closed"):
+            if inside and self.world.heat_effects[obj][0]:
+                carrier = self.vessel_in(obj, _OVEN_VESSELS)  # the salmon in the casserole, the casserole in
+            elif self.world.objects[heater] in knowledge.BARE_BURNERS and self.world.has(obj, "breakable") \
+                    and self.world.objects[obj] not in knowledge.cookware() | knowledge.STOVETOP_COOKWARE:
+                carrier = self.vessel_in(obj, _BURNER_POTS)  # the bowl in the saucepot on the burner
+                if carrier is not None and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
+                    self.place(obj, "inside", carrier)
+            if carrier is not None and self.world.heat_effects[obj][0] \
+                    and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
+                self.place(obj, "inside" if self.world.has(carrier, "container") else "ontop", carrier)
+            moved = carrier or obj
+            if (("inside" if inside else "ontop"), moved, heater) not in self.state:  # already there: no re-place
+                self.fetch(moved)
+                if inside:
+                    self.open_for(heater)
+                self.goto(heater)
+                self.do("PLACE_INSIDE" if inside else "PLACE_ON_TOP", heater)
+            if inside and self.world.has(heater, "openable") and params.get("requires_closed") \
+                    and ("open", heater) in self.state:
+                self.free_hand()
+                self.goto(heater)
                 self.do("CLOSE", heater)
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
             self.goto(heater)
@@ -377,6 +407,21 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
             self.do("TOGGLE_OFF", heater)
+
+    def vessel_in(self, obj: str, heads: Sequence[str]) -> str | None:
+        """The activity's movable vessel to heat obj in: the one obj is already in or on if it is one of `heads`,
+        else the first by `heads` order (a synset's head word), one standing on a heat source first; None
+        when the activity has none."""
+        def rank(inst: str) -> int | None:
+            head = self.world.objects[inst].split(".")[0]
+            return heads.index(head) if head in heads else None
+        held_by = {lit[2] for lit in self.state & self.world.rests[obj]}
+        options = [i for i in self.world.objects if i != obj and rank(i) is not None
+                   and self.world.has(i, "graspable") and ("future", i) not in self.state]
+        on_heat = {i for i in options if any(self.world.has(lit[2], "heat_source")
+                                             for lit in self.state & self.world.rests[i])}
+        ranked = sorted(options, key=lambda i: (i not in held_by, i not in on_heat, rank(i), i))
+        return ranked[0] if ranked else None
 
     def on_burner(self, obj: str, heater: str) -> bool:
         """Whether heating obj means cooking food on a stove's burner, where it must go in cookware."""
