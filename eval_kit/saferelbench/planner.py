@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
-from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute, runs_closed
+from eval_kit.saferelbench.executor import PreconditionError, World, _holding, _reachable, apply, execute, runs_closed
 from eval_kit.saferelbench.goals import CompiledCondition
 from eval_kit.saferelbench.literals import Literal, State
 from eval_kit.saferelbench.spec import FLOOR_SYNSET
@@ -36,6 +36,8 @@ _OVEN_VESSELS = ("casserole", "dutch_oven", "roasting_pan", "baking_dish", "baki
 # Pots a breakable vessel (a bowl of chocolate, a mason jar) stands in on a burner, best first: a double
 # boiler or a water bath, never the bowl or jar on the bare burner.
 _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
+# What water is carried in from the tap to an appliance (a coffee maker, a food processor), by head word.
+_JUGS = ("pitcher", "jug", "carafe", "measuring_cup", "mug", "cup", "glass", "beaker")
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -172,8 +174,13 @@ class Planner:
         if self.held() == obj:
             return  # what the robot holds is where the robot is: no walk to it
         self.expose(obj)
-        if not self.at(obj):
+        if not self.at(obj) and not (self.just_set_down(obj) and _reachable(self.state, self.world, obj)):
             self.do("NAVIGATE_TO", obj)
+
+    def just_set_down(self, obj: str) -> bool:
+        """Whether the last step set obj down (the coffee maker back on its counter): it is within reach."""
+        return bool(self.plan) and self.plan[-1].name in ("PLACE_ON_TOP", "PLACE_INSIDE") \
+            and self.plan[-1].args[0] == obj
 
     def expose(self, obj: str) -> None:
         """Open every closed openable container around obj (outermost first): what obj is inside, and what
@@ -341,6 +348,15 @@ class Planner:
                 self.do("TOGGLE_OFF", src)
             return  # the source stays in hand until the hand is needed (`free_hand` sets it down then)
         src = sources[0]
+        appliance = self.world.has(target, "toggleable")
+        jug = self.empty_carrier(target) if appliance else None
+        if how == "POUR" and jug is not None:  # water for a coffee maker comes in a jug, not the maker to the tap
+            self.fetch(jug)
+            self.take_from("FILL", src)
+            self.open_for(target)
+            self.goto(target)
+            self.do(how, target)
+            return
         if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
             origin = sorted(lit for lit in self.state & self.world.rests[target] if lit[0] in ("ontop", "inside"))
             self.fetch(target)
@@ -361,6 +377,16 @@ class Planner:
         self.open_for(target)
         self.goto(target)
         self.do(how, target)
+
+    def empty_carrier(self, target: str) -> str | None:
+        """A movable, fillable vessel that is no appliance and holds nothing (a mug, a pitcher): what water is
+        carried in from the tap to an appliance (`target`)."""
+        holding = {lit[1] for lit in self.state if lit[0] in ("contains", "filled", "insource")}
+        holding |= {lit[2] for lit in self.state if lit[0] == "inside"}
+        return next((i for i in self.world.objects if i != target and self.world.has(i, "fillable")
+                     and self.world.objects[i].split(".")[0].endswith(_JUGS)
+                     and self.world.has(i, "graspable") and not self.world.has(i, "toggleable")
+                     and i not in holding and ("future", i) not in self.state), None)
 
     # --- heat, cold, rules -------------------------------------------------------------------------
     def heat(self, obj: str, sources: frozenset[str] = frozenset()) -> None:
