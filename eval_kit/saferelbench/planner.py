@@ -599,8 +599,17 @@ class Planner:
                 raise _Fail(f"no {synset} or no knife")
             if preferred is None and knowledge.is_substance(rule.outputs[0][0]):
                 preferred = self.vessel_for(whole, rule.outputs[0][0])
+            if preferred is not None and self.awkward_to_cut_in(preferred):
+                self.to_counter(preferred)  # the pot out of the cabinet (or off the stove) onto the counter first
             if preferred is not None and ("inside", whole, preferred) not in self.state:
                 self.place(whole, "inside", preferred)  # cut it where the pieces must end up
+            board = next((i for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
+                          and ("future", i) not in self.state), None)
+            if preferred is None and self.awkward_to_cut_in(whole):
+                if board is not None and not self.awkward_to_cut_in(board):
+                    self.place(whole, "ontop", board)  # the head of cabbage on the chopping board
+                else:
+                    self.to_counter(whole)
             self.fetch(knife)
             self.goto(whole)
             self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
@@ -638,6 +647,38 @@ class Planner:
         else:
             self.free_hand_for(container)
             self.heat(container, rule.heat_sources)
+
+    def awkward_to_cut_in(self, obj: str) -> bool:
+        """Whether obj (a whole to cut, or the pot it is cut in) stands where no cook cuts: inside a cabinet,
+        fridge or oven, on a stove or in a sink (directly, or through the pot it is in)."""
+        world = self.world
+        for lit in self.state & world.rests[obj]:
+            parent = lit[2]
+            if (lit[0] == "inside" and world.has(parent, "openable")) or world.has(parent, "heat_source") \
+                    or world.has(parent, "particle_sink"):
+                return True
+            if lit[0] == "inside" and world.has(parent, "graspable") and self.awkward_to_cut_in(parent):
+                return True
+        return False
+
+    def to_counter(self, obj: str) -> None:
+        """Carry obj to a counter of the room (the one the chopping board stands on first) and set it there;
+        nothing where the room has no counter (it is cut where it is)."""
+        start_state, start_plan = self.state, list(self.plan)
+        self.fetch(obj)
+        boards = [lit[2] for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
+                  for lit in self.state & self.world.rests[i] if lit[0] == "ontop"]
+        for counter in dict.fromkeys([*boards, *self.counters_here(obj)]):
+            if not self.put_down_fits("PLACE_ON_TOP", counter, obj):
+                continue
+            before_state, before_plan = self.state, list(self.plan)
+            try:
+                self.goto(counter)
+                self.do("PLACE_ON_TOP", counter)
+                return
+            except _Fail:
+                self.state, self.plan = before_state, before_plan
+        self.state, self.plan = start_state, start_plan
 
     def clear_out(self, machine: str, inputs: set[str]) -> None:
         """Take every object the recipe does not use out of the machine (a spoon left in the blender turns the
