@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from eval_kit.saferelbench import knowledge
 from eval_kit.saferelbench.actions import Action
-from eval_kit.saferelbench.executor import PreconditionError, World, _holding, apply, execute, runs_closed
+from eval_kit.saferelbench.executor import PreconditionError, World, _holding, _reachable, apply, execute, runs_closed
 from eval_kit.saferelbench.goals import CompiledCondition
 from eval_kit.saferelbench.literals import Literal, State
 from eval_kit.saferelbench.spec import FLOOR_SYNSET
@@ -29,6 +29,15 @@ Target = tuple[bool, Literal]
 MAX_PASSES = 8
 _LAST = ("open", "toggled_on", "folded", "unfolded")  # set after objects are in place (close the fridge last)
 _COUNTERS = ("countertop", "table", "shelf", "desk")  # where a thing is set down one walk away (`counters_here`)
+# What food is cooked in inside an oven, best first (review round 3: no kale, pea pod or quail on the bare rack
+# while the activity's casserole, dutch oven or saucepot sits unused): matched on the synset's head word.
+_OVEN_VESSELS = ("casserole", "dutch_oven", "roasting_pan", "baking_dish", "baking_sheet", "cookie_sheet",
+                 "sheet_pan", "saucepot", "pot", "stockpot", "saucepan", "copper_pot")
+# Pots a breakable vessel (a bowl of chocolate, a mason jar) stands in on a burner, best first: a double
+# boiler or a water bath, never the bowl or jar on the bare burner.
+_BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
+# What water is carried in from the tap to an appliance (a coffee maker, a food processor), by head word.
+_JUGS = ("pitcher", "jug", "carafe", "measuring_cup", "mug", "cup", "glass", "beaker")
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -165,8 +174,13 @@ class Planner:
         if self.held() == obj:
             return  # what the robot holds is where the robot is: no walk to it
         self.expose(obj)
-        if not self.at(obj):
+        if not self.at(obj) and not (self.just_set_down(obj) and _reachable(self.state, self.world, obj)):
             self.do("NAVIGATE_TO", obj)
+
+    def just_set_down(self, obj: str) -> bool:
+        """Whether the last step set obj down (the coffee maker back on its counter): it is within reach."""
+        return bool(self.plan) and self.plan[-1].name in ("PLACE_ON_TOP", "PLACE_INSIDE") \
+            and self.plan[-1].args[0] == obj
 
     def expose(self, obj: str) -> None:
         """Open every closed openable container around obj (outermost first): what obj is inside, and what
@@ -334,9 +348,25 @@ class Planner:
                 self.do("TOGGLE_OFF", src)
             return  # the source stays in hand until the hand is needed (`free_hand` sets it down then)
         src = sources[0]
+        appliance = self.world.has(target, "toggleable")
+        jug = self.empty_carrier(target) if appliance else None
+        if how == "POUR" and jug is not None:  # water for a coffee maker comes in a jug, not the maker to the tap
+            self.fetch(jug)
+            self.take_from("FILL", src)
+            self.open_for(target)
+            self.goto(target)
+            self.do(how, target)
+            return
         if how == "POUR" and self.world.has(target, "graspable") and self.world.has(target, "fillable"):
+            origin = sorted(lit for lit in self.state & self.world.rests[target] if lit[0] in ("ontop", "inside"))
             self.fetch(target)
             self.take_from("FILL", src)
+            if self.world.has(target, "toggleable") and origin:  # a coffee maker filled at the tap goes back
+                relation, _, support = origin[0]                  # to its counter before it is switched on
+                if relation == "inside":
+                    self.open_for(support)
+                self.goto(support)
+                self.do("PLACE_INSIDE" if relation == "inside" else "PLACE_ON_TOP", support)
             return
         carrier = next((i for i in self.world.objects if self.world.has(i, "fillable")
                         and self.world.has(i, "graspable") and i != target), None)
@@ -347,6 +377,16 @@ class Planner:
         self.open_for(target)
         self.goto(target)
         self.do(how, target)
+
+    def empty_carrier(self, target: str) -> str | None:
+        """A movable, fillable vessel that is no appliance and holds nothing (a mug, a pitcher): what water is
+        carried in from the tap to an appliance (`target`)."""
+        holding = {lit[1] for lit in self.state if lit[0] in ("contains", "filled", "insource")}
+        holding |= {lit[2] for lit in self.state if lit[0] == "inside"}
+        return next((i for i in self.world.objects if i != target and self.world.has(i, "fillable")
+                     and self.world.objects[i].split(".")[0].endswith(_JUGS)
+                     and self.world.has(i, "graspable") and not self.world.has(i, "toggleable")
+                     and i not in holding and ("future", i) not in self.state), None)
 
     # --- heat, cold, rules -------------------------------------------------------------------------
     def heat(self, obj: str, sources: frozenset[str] = frozenset()) -> None:
@@ -359,14 +399,30 @@ class Planner:
         if self.world.has(obj, "graspable") and obj != heater and self.on_burner(obj, heater):
             self.cook_in_cookware(obj, heater)
             return
+        inside = bool(params.get("requires_inside") or self.world.has(heater, "openable"))
+        carrier = None
         if self.world.has(obj, "graspable") and obj != heater:
-            self.fetch(obj)
-            inside = params.get("requires_inside") or self.world.has(heater, "openable")
-            if inside:
-                self.open_for(heater)
-            self.goto(heater)
-            self.do("PLACE_INSIDE" if inside else "PLACE_ON_TOP", heater)
-            if inside and self.world.has(heater, "openable") and params.get("requires_closed"):
+            if inside and self.world.heat_effects[obj][0]:
+                carrier = self.vessel_in(obj, _OVEN_VESSELS)  # the salmon in the casserole, the casserole in
+            elif self.world.objects[heater] in knowledge.BARE_BURNERS and self.world.has(obj, "breakable") \
+                    and self.world.objects[obj] not in knowledge.cookware() | knowledge.STOVETOP_COOKWARE:
+                carrier = self.vessel_in(obj, _BURNER_POTS)  # the bowl in the saucepot on the burner
+                if carrier is not None and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
+                    self.place(obj, "inside", carrier)
+            if carrier is not None and self.world.heat_effects[obj][0] \
+                    and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
+                self.place(obj, "inside" if self.world.has(carrier, "container") else "ontop", carrier)
+            moved = carrier or obj
+            if (("inside" if inside else "ontop"), moved, heater) not in self.state:  # already there: no re-place
+                self.fetch(moved)
+                if inside:
+                    self.open_for(heater)
+                self.goto(heater)
+                self.do("PLACE_INSIDE" if inside else "PLACE_ON_TOP", heater)
+            if inside and self.world.has(heater, "openable") and params.get("requires_closed") \
+                    and ("open", heater) in self.state:
+                self.free_hand()
+                self.goto(heater)
                 self.do("CLOSE", heater)
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
             self.goto(heater)
@@ -377,6 +433,21 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
             self.do("TOGGLE_OFF", heater)
+
+    def vessel_in(self, obj: str, heads: Sequence[str]) -> str | None:
+        """The activity's movable vessel to heat obj in: the one obj is already in or on if it is one of `heads`,
+        else the first by `heads` order (a synset's head word), one standing on a heat source first; None
+        when the activity has none."""
+        def rank(inst: str) -> int | None:
+            head = self.world.objects[inst].split(".")[0]
+            return heads.index(head) if head in heads else None
+        held_by = {lit[2] for lit in self.state & self.world.rests[obj]}
+        options = [i for i in self.world.objects if i != obj and rank(i) is not None
+                   and self.world.has(i, "graspable") and ("future", i) not in self.state]
+        on_heat = {i for i in options if any(self.world.has(lit[2], "heat_source")
+                                             for lit in self.state & self.world.rests[i])}
+        ranked = sorted(options, key=lambda i: (i not in held_by, i not in on_heat, rank(i), i))
+        return ranked[0] if ranked else None
 
     def on_burner(self, obj: str, heater: str) -> bool:
         """Whether heating obj means cooking food on a stove's burner, where it must go in cookware."""
@@ -528,8 +599,17 @@ class Planner:
                 raise _Fail(f"no {synset} or no knife")
             if preferred is None and knowledge.is_substance(rule.outputs[0][0]):
                 preferred = self.vessel_for(whole, rule.outputs[0][0])
+            if preferred is not None and self.awkward_to_cut_in(preferred):
+                self.to_counter(preferred)  # the pot out of the cabinet (or off the stove) onto the counter first
             if preferred is not None and ("inside", whole, preferred) not in self.state:
                 self.place(whole, "inside", preferred)  # cut it where the pieces must end up
+            board = next((i for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
+                          and ("future", i) not in self.state), None)
+            if preferred is None and self.awkward_to_cut_in(whole):
+                if board is not None and not self.awkward_to_cut_in(board):
+                    self.place(whole, "ontop", board)  # the head of cabbage on the chopping board
+                else:
+                    self.to_counter(whole)
             self.fetch(knife)
             self.goto(whole)
             self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
@@ -567,6 +647,38 @@ class Planner:
         else:
             self.free_hand_for(container)
             self.heat(container, rule.heat_sources)
+
+    def awkward_to_cut_in(self, obj: str) -> bool:
+        """Whether obj (a whole to cut, or the pot it is cut in) stands where no cook cuts: inside a cabinet,
+        fridge or oven, on a stove or in a sink (directly, or through the pot it is in)."""
+        world = self.world
+        for lit in self.state & world.rests[obj]:
+            parent = lit[2]
+            if (lit[0] == "inside" and world.has(parent, "openable")) or world.has(parent, "heat_source") \
+                    or world.has(parent, "particle_sink"):
+                return True
+            if lit[0] == "inside" and world.has(parent, "graspable") and self.awkward_to_cut_in(parent):
+                return True
+        return False
+
+    def to_counter(self, obj: str) -> None:
+        """Carry obj to a counter of the room (the one the chopping board stands on first) and set it there;
+        nothing where the room has no counter (it is cut where it is)."""
+        start_state, start_plan = self.state, list(self.plan)
+        self.fetch(obj)
+        boards = [lit[2] for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
+                  for lit in self.state & self.world.rests[i] if lit[0] == "ontop"]
+        for counter in dict.fromkeys([*boards, *self.counters_here(obj)]):
+            if not self.put_down_fits("PLACE_ON_TOP", counter, obj):
+                continue
+            before_state, before_plan = self.state, list(self.plan)
+            try:
+                self.goto(counter)
+                self.do("PLACE_ON_TOP", counter)
+                return
+            except _Fail:
+                self.state, self.plan = before_state, before_plan
+        self.state, self.plan = start_state, start_plan
 
     def clear_out(self, machine: str, inputs: set[str]) -> None:
         """Take every object the recipe does not use out of the machine (a spoon left in the blender turns the
