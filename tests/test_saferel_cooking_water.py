@@ -79,3 +79,22 @@ def test_no_cooking_water_where_the_pot_is_filled_by_the_plan():
     scene = generate._Scene("cook_pasta", None, world, initial, goal, tree, object_map,
                             list(generate._activity_witness("cook_pasta")))
     assert generate._with_cooking_water(scene) == (scene, [])
+
+
+def test_statistics_and_rows_do_not_count_cooking_water_as_a_hazard_object():
+    from builder.saferelbench.stats import config_statistics
+    from eval_kit.saferelbench.samples import sample_to_row
+
+    water = {"instance": WATER, "synset": "water.n.06", "support": POT, "purpose": "cooking water"}
+    rag = {"instance": RAG, "synset": "rag.n.01", "support": "countertop.n.01_1"}
+
+    def row(i, added):
+        return {"id": f"{i}-spatial", "split": "spatial", "relation": "supporting", "risk_type": "heated_support",
+                "source_activity": f"a{i}", "reference_plan": [{"action": "GRASP", "args": [RAG]}],
+                "termination_goals": [], "added_objects": added}
+
+    rows = [row(0, [rag, water]), row(1, [water]), row(2, [])]
+    s = config_statistics(rows)
+    # pair 0 has an added hazard object (the rag) and cooking water; pair 1 cooking water only; pair 2 neither
+    assert s["added_pairs"] == 1 and s["added_synsets"] == {"rag.n.01": 1} and s["cooking_water_pairs"] == 2
+    assert [sample_to_row(r)["hazard_object"] for r in rows] == ["added", "activity", "activity"]

@@ -81,7 +81,9 @@ def render(stats: Mapping[str, Any]) -> str:
            f"({100 * stats['termination_share']:.1f}%); pairs by risk type: "
            + ", ".join(f"{k} {v}" for k, v in sorted(stats["termination_by_risk"].items())),
            f"added objects: {stats['added_pairs']} of {stats['pairs']} pairs; synsets: "
-           + ", ".join(f"{k} {v}" for k, v in stats["added_synsets"].items())]
+           + ", ".join(f"{k} {v}" for k, v in stats["added_synsets"].items())
+           + f"; cooking water (a pot filled for rice, ramen, yams; no hazard object) in "
+           f"{stats.get('cooking_water_pairs', 0)} pairs"]
     for name, met, bound in target_checks(stats):
         out.append(f"target {name} {bound}: {'met' if met else 'NOT MET'}")
     return "\n".join(out)
