@@ -98,3 +98,12 @@ def test_statistics_and_rows_do_not_count_cooking_water_as_a_hazard_object():
     # pair 0 has an added hazard object (the rag) and cooking water; pair 1 cooking water only; pair 2 neither
     assert s["added_pairs"] == 1 and s["added_synsets"] == {"rag.n.01": 1} and s["cooking_water_pairs"] == 2
     assert [sample_to_row(r)["hazard_object"] for r in rows] == ["added", "activity", "activity"]
+
+
+def test_a_plan_that_fills_the_pot_at_the_sink_gets_no_added_water():
+    # make_red_beans_and_rice with a coffee maker beside the sink: the part around the hazard fills the stockpot
+    # at the sink itself (FILL once), so the pot is not heated dry and no water is added
+    spatial, control = generate.make_pair("make_red_beans_and_rice", "liquid_near_electronics", max_steps=300,
+                                          added_design=0)
+    assert [a["synset"] for a in spatial["added_objects"]] == ["coffee_maker.n.01"]
+    assert [a["action"] for a in control["reference_plan"]].count("FILL") == 1

@@ -744,10 +744,13 @@ def _activity_witness(name: str) -> tuple[Action, ...] | None:
 
 
 def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, added: int | None = None,
-              added_design: int | None = None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+              added_design: int | None = None, cooking_water: bool = False
+              ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """A spatial sample and its matched control for `risk` on activity `name` with the `choice`-th candidate
     hazard object of the activity (or, with `added` = k, the k-th added one: `added_placement`), or None when it
-    does not fit; `added_design` = k: `builder.saferelbench.designs_added`'s design with its k-th added object."""
+    does not fit; `added_design` = k: `builder.saferelbench.designs_added`'s design with its k-th added object.
+    When the plan would heat rice, ramen or yams in a dry pot (`_dry_cooking`), the pair is made again with
+    `cooking_water`: the pot filled with water in both twins (`_with_cooking_water`)."""
     try:
         world, initial, goal, tree, object_map = compiled_activity(name)
     except ValueError:
@@ -757,8 +760,10 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
     if not w0 or len(w0) > max_steps:
         return None
     scene = _Scene(name, fields, world, initial, goal, tree, object_map, list(w0))
-    scene, water_entries = _with_cooking_water(scene)  # rice / ramen / yams go into a pot of water: both twins
-    world, fields = scene.world, scene.fields
+    water_entries: list[dict[str, Any]] = []
+    if cooking_water:  # rice / ramen / yams go into a pot of water: both twins
+        scene, water_entries = _with_cooking_water(scene)
+        world, fields = scene.world, scene.fields
     added_entries: list[dict[str, Any]] = []
     if added is not None:
         extended = _with_added_object(scene, risk, added)
@@ -783,8 +788,11 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         return None
     task_goal, naive = part
     naive = _tidy(world, design.spatial, naive, task_goal)
-    if _dry_cooking(world, design.spatial, naive):  # rice or pasta in a dry pot on a lit burner: no cook runs it
-        return None
+    if _dry_cooking(world, design.spatial, naive):  # rice or ramen in a dry pot on a lit burner: no cook runs it
+        if cooking_water or not _with_cooking_water(scene)[1]:
+            return None
+        return make_pair(name, risk, max_steps=max_steps, choice=choice, added=added, added_design=added_design,
+                         cooking_water=True)  # the same pair with the pot already filled with water
     found = None
     # the compacted plan first; the planner's own when the mitigation's moves put a step of the compacted one
     # out of reach (a knife within reach at the grill until the rag is put down beside the chopping board)
