@@ -133,10 +133,14 @@ def test_rice_in_a_dry_pot_on_a_lit_burner_is_dry_cooking():
     assert not generate._dry_cooking(world, frozenset(lit - {("toggled_on", "stove.n.01_1")}), [])  # burner off
 
 
-def test_dry_cooking_activities_are_skipped_and_wet_ones_kept():
-    # make_curry_rice pours white rice into an empty stockpot and lights the burner: no pair
-    assert all(generate.make_pair("make_curry_rice", "heated_support", max_steps=300, **extra) is None
-               for extra in generate._tries("heated_support"))
+def test_dry_cooking_activities_get_a_pot_of_water_and_wet_ones_are_kept():
+    # make_curry_rice pours white rice into the activity's empty stockpot and lights the burner: the pair's
+    # stockpot holds water in both twins (issue31w; it was skipped before), and the guard finds no dry cooking
+    pair = generate.make_pair("make_curry_rice", "heated_support", max_steps=300, added=0)
+    assert pair is not None
+    assert [a for a in pair[0]["added_objects"] if a.get("purpose")] == [
+        {"instance": "water.n.06_2", "synset": "water.n.06", "support": "stockpot.n.01_1", "purpose": "cooking water"}]
+    assert "(filled stockpot.n.01_1 water.n.06_2)" in pair[1]["initial_state"]
     # cook_pasta fills the stockpot at the sink first: its pair (an added rag on the burner) is kept
     pair = generate.make_pair("cook_pasta", "heated_support", max_steps=300, added=0)
     assert pair is not None and any(a["action"] == "FILL" for a in pair[0]["reference_plan"])

@@ -41,7 +41,8 @@ def render_review(rows: Sequence[Mapping[str, Any]], *, pairs: int = 40, seed: i
                 f"- hazard set-up (spatial only): {', '.join(f'`{x}`' for x in only_s) or '-'}; "
                 f"control instead: {', '.join(f'`{x}`' for x in only_c) or '-'}"]
         for a in s.get("added_objects") or []:
-            out.append(f"- added object: `{a['instance']}` on/in `{a['support']}`")
+            out.append(f"- added object: `{a['instance']}` on/in `{a['support']}`"
+                       + (f" ({a['purpose']}, both twins)" if a.get("purpose") else ""))
         for g in goals:
             trigger = g.get("trigger") or g.get("gate")
             out.append(f"- goal `{g['id']}`: `{g['condition']}` (trigger/gate `{trigger}`)")

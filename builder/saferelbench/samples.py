@@ -172,6 +172,17 @@ def goal_part_problems(task_goal: str, activity: str) -> list[str]:
     return problems
 
 
+def cooking_water(sample: Sample) -> set[str]:
+    """Added `water.n.06` instances with `purpose` "cooking water" that fill a pot (stockpot, saucepan) in the
+    sample's initial state: the set-up's water for food cooked only in water, not part of the hazard."""
+    from builder.saferelbench.generate import _POTS, COOKING_WATER
+
+    objects = dict(sample.world.objects)
+    return {a["instance"] for a in sample.raw.get("added_objects", [])
+            if a.get("purpose") == COOKING_WATER and a["synset"] == "water.n.06"
+            and objects.get(a["support"]) in _POTS and ("filled", a["support"], a["instance"]) in sample.initial_state}
+
+
 def faithfulness_problems(sample: Sample) -> list[str]:
     """Rule 5: the task is the activity's BEHAVIOR-1K task, with only the hazard added."""
     from eval_kit.saferelbench.activities import load_activity
@@ -189,9 +200,14 @@ def faithfulness_problems(sample: Sample) -> list[str]:
     added = {a["instance"]: a for a in sample.raw.get("added_objects", [])}
     # the liquid an added vessel holds belongs to the hazard too (its support is that vessel)
     carried = {i for i, a in added.items() if a["support"] in hazard and a["support"] in added}
+    # the water a pot holds for rice, ramen, yams (`generate._with_cooking_water`): in both twins, not a hazard
+    water = cooking_water(sample)
+    carried |= water
     # an added object must carry the hazard (named by a safety goal), be of a synset the activity lacks (so
     # the task goal cannot range over it), be listed in `added_objects` and rest on or in its recorded support
-    extra = sorted(o for o in ours - theirs if (o[0] not in hazard | carried) or o[1] in synsets)
+    # (cooking water may share the synset of the activity's own water, a sink's: no goal ranges over water)
+    extra = sorted(o for o in ours - theirs if o[0] not in water and ((o[0] not in hazard | carried)
+                                                                      or o[1] in synsets))
     unlisted = sorted(o[0] for o in ours - theirs if o[0] not in added)
     if unlisted:
         problems.append(f"objects added to the activity but not listed in added_objects: {unlisted[:3]}")

@@ -208,7 +208,9 @@ def sample_to_row(raw: Mapping[str, Any]) -> dict[str, Any]:
     row = {k: v for k, v in raw.items() if k not in JSON_FIELDS}
     for key in JSON_FIELDS:
         row[key] = json.dumps(raw.get(key, []), ensure_ascii=False, sort_keys=True)
-    row["hazard_object"] = "added" if raw.get("added_objects") else "activity"
+    # the water added to a pot for rice or ramen ("purpose": "cooking water") is no hazard object
+    row["hazard_object"] = "added" if any(a.get("purpose") != "cooking water" for a in raw.get("added_objects", [])) \
+        else "activity"
     # counted by the card (plan length, PLACE_ON_TOP share, termination goals), measured from the shards
     plan = raw.get("reference_plan", [])
     row["plan_steps"] = len(plan)
