@@ -8,7 +8,9 @@ format) shaped the prompt, and every answer is recorded in raw.jsonl and predict
 """
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,17 +37,6 @@ TEMPLATE_MARK = {"qwen2_5_vl": "<|im_start|>assistant\n", "qwen2_vl": "<|im_star
 AUTO_CLASS = {"phi4_multimodal": "AutoModelForMultimodalLM"}  # not AutoModelForImageTextToText
 
 
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 2, seed=4)
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.mktemp("families")
-    return {family: build(family, root / family) for family in FAMILIES}
-
-
 def benchmark_args(bench: str, movsafe_data: Path) -> list[str]:
     if bench == "movsafebench":
         return ["--data", str(movsafe_data)]
@@ -55,10 +46,40 @@ def benchmark_args(bench: str, movsafe_data: Path) -> list[str]:
     return ["--data", str(SAFEREL_DEMO), "--limit", "1"]
 
 
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
-    check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
-                                  monkeypatch)
+def family_tests(families: dict[str, Any], build: Callable[[str, Path], Any], marks: dict[str, str], *,
+                 rows: int = 1, name: str = "families") -> tuple[Any, Any, Any]:
+    """What every family test module shares, made once: its module-scoped fixtures `movsafe_data` (`rows`
+    MovSafeBench rows) and `checkpoints` ({family: the tiny checkpoint `build(family, folder)` makes}, in a
+    temporary folder `name`), and `test_family_runs_on_every_benchmark`, parametrized over `families`: the
+    family's row in the table runs (not refused, not unchecked), then `check_runs_on_every_benchmark` with its
+    template mark from `marks`. A module binds all three at its top level, where pytest finds them:
+
+        movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(FAMILIES, build, MARKS)
+    """
+
+    @pytest.fixture(scope="module")
+    def movsafe_data(tmp_path_factory):
+        return write_jsonl(tmp_path_factory.mktemp("movsafe"), rows, seed=4)
+
+    @pytest.fixture(scope="module")
+    def checkpoints(tmp_path_factory):
+        root = tmp_path_factory.mktemp(name)
+        return {family: build(family, root / family) for family in families}
+
+    @pytest.mark.parametrize("family", sorted(families))
+    def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
+        from eval_kit.runners import families as table
+
+        entry = table.FAMILIES.get(family)  # a builder's key is the model type, except minicpm_v (minicpmv4_6)
+        assert entry is None or (entry.refused is None and entry.note != table.UNTESTED), entry
+        check_runs_on_every_benchmark(family, checkpoints[family], marks[family], movsafe_data, tmp_path,
+                                      monkeypatch)
+
+    return movsafe_data, checkpoints, test_family_runs_on_every_benchmark
+
+
+movsafe_data, checkpoints, test_family_runs_on_every_benchmark = family_tests(FAMILIES, build, TEMPLATE_MARK,
+                                                                              rows=2)
 
 
 def check_runs_on_every_benchmark(family, checkpoint, template_mark, movsafe_data, tmp_path, monkeypatch):

@@ -22,33 +22,16 @@ from click.testing import CliRunner
 
 from builder.cli import cli
 from eval_kit.runners import families
-from eval_kit.testing.synthetic_datasets import write_jsonl
 from eval_kit.testing.tiny_families import config_only
 from eval_kit.testing.tiny_families_recent_d import FAMILIES, TEMPLATE_MARK, build
 from tests import test_model_families as base
 
-
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 1, seed=4)
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.mktemp("families_recent_d")
-    return {family: build(family, root / family) for family in FAMILIES}
+movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(FAMILIES, build, TEMPLATE_MARK,
+                                                                                   name="families_recent_d")
 
 
 def test_every_family_has_a_mark():
     assert set(TEMPLATE_MARK) == set(FAMILIES)
-
-
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
-    entry = families.FAMILIES[family]
-    assert entry.refused is None and entry.note != families.UNTESTED
-    base.check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
-                                       monkeypatch)
 
 
 
