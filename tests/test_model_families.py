@@ -46,6 +46,29 @@ def benchmark_args(bench: str, movsafe_data: Path) -> list[str]:
     return ["--data", str(SAFEREL_DEMO), "--limit", "1"]
 
 
+def movsafe_fixture(rows: int = 1) -> Any:
+    """A module-scoped `movsafe_data` fixture: a MovSafeBench JSON Lines file of `rows` synthetic rows."""
+
+    @pytest.fixture(scope="module")
+    def movsafe_data(tmp_path_factory):
+        return write_jsonl(tmp_path_factory.mktemp("movsafe"), rows, seed=4)
+
+    return movsafe_data
+
+
+@pytest.fixture
+def no_loading(monkeypatch):
+    """Any processor, tokenizer or weight load fails the test: the refusal must come before them."""
+    import transformers
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("loaded something before refusing")
+
+    for name in ("AutoProcessor", "AutoTokenizer", "AutoImageProcessor", "AutoModelForImageTextToText",
+                 "AutoModelForMultimodalLM", "AutoModelForCausalLM"):
+        monkeypatch.setattr(getattr(transformers, name), "from_pretrained", classmethod(refuse))
+
+
 def family_tests(families: dict[str, Any], build: Callable[[str, Path], Any], marks: dict[str, str], *,
                  rows: int = 1, name: str = "families") -> tuple[Any, Any, Any]:
     """What every family test module shares, made once: its module-scoped fixtures `movsafe_data` (`rows`
@@ -57,9 +80,7 @@ def family_tests(families: dict[str, Any], build: Callable[[str, Path], Any], ma
         movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(FAMILIES, build, MARKS)
     """
 
-    @pytest.fixture(scope="module")
-    def movsafe_data(tmp_path_factory):
-        return write_jsonl(tmp_path_factory.mktemp("movsafe"), rows, seed=4)
+    movsafe_data = movsafe_fixture(rows)
 
     @pytest.fixture(scope="module")
     def checkpoints(tmp_path_factory):

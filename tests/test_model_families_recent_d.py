@@ -54,17 +54,7 @@ def test_glmga_without_a_processor_class_gets_glm46v_processor(movsafe_data, tmp
 SAFEREL_DEMO = Path(__file__).resolve().parents[1] / "manifests" / "saferelbench" / "demo.jsonl"
 
 
-@pytest.fixture
-def no_loading(monkeypatch):
-    """Any processor, tokenizer or weight load fails the test: the refusal must come before them."""
-    import transformers
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("loaded something before refusing")
-
-    for name in ("AutoProcessor", "AutoTokenizer", "AutoImageProcessor", "AutoModelForImageTextToText",
-                 "AutoModelForMultimodalLM", "AutoModelForCausalLM"):
-        monkeypatch.setattr(getattr(transformers, name), "from_pretrained", classmethod(refuse))
+no_loading = base.no_loading
 
 
 def eval_lines(bench: str, folder: Path, movsafe_data: Path, out: Path) -> tuple[int, list[str]]:
