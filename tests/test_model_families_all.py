@@ -22,8 +22,8 @@ from click.testing import CliRunner
 
 from builder.cli import cli
 from eval_kit.runners import families
-from eval_kit.testing.synthetic_datasets import write_jsonl
 from eval_kit.testing.tiny_families import config_only, gemma3, paligemma, qwen3_text
+from tests import test_model_families as base
 
 ROOT = Path(__file__).resolve().parents[1]
 SAFEREL_DEMO = ROOT / "manifests" / "saferelbench" / "demo.jsonl"
@@ -37,9 +37,7 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 1, seed=4)
+movsafe_data = base.movsafe_fixture(rows=1)
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +53,7 @@ def test_table_covers_every_native_family():
         assert family.title and (family.refused is None or family.fix), model_type
 
 
-@pytest.fixture
-def no_loading(monkeypatch):
-    """Any processor, tokenizer or weight load fails the test: a refusal must come before them."""
-    import transformers
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("loaded something before refusing")
-
-    for name in ("AutoProcessor", "AutoTokenizer", "AutoImageProcessor", "AutoModelForImageTextToText",
-                 "AutoModelForMultimodalLM", "AutoModelForCausalLM"):
-        monkeypatch.setattr(getattr(transformers, name), "from_pretrained", classmethod(refuse))
+no_loading = base.no_loading
 
 
 @pytest.mark.parametrize("model_type", REFUSED)

@@ -10,7 +10,6 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from eval_kit.testing.synthetic_datasets import write_jsonl
 from eval_kit.testing.tiny_families_established import FAMILIES, build
 from tests import test_model_families as base
 
@@ -22,25 +21,12 @@ TEMPLATE_MARK = {"qwen3_5": CHATML, "minicpmv4_7": CHATML, "ovis2": CHATML, "glm
                  "mllama": "<|start_header_id|>assistant<|end_header_id|>\n\n", "gemma4": "<|turn>model\n"}
 
 
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 1, seed=4)
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.mktemp("established")
-    return {family: build(family, root / family) for family in FAMILIES}
+movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(FAMILIES, build, TEMPLATE_MARK,
+                                                                                   name="established")
 
 
 def test_every_family_has_a_mark():
     assert set(TEMPLATE_MARK) == set(FAMILIES)
-
-
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
-    base.check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
-                                       monkeypatch)
 
 
 def test_metadata_schema_allows_the_preset_key_eval_writes():

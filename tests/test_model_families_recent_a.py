@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from eval_kit.runners import families
-from eval_kit.testing.synthetic_datasets import write_jsonl
+from eval_kit.testing import tiny_families_recent_a as tiny
 from tests import test_model_families as base
 
 TORCHVISION_ONLY = ("apertus1p5", "gemma4_unified", "inkling2", "inkling2_loop")
@@ -32,23 +32,5 @@ def test_torchvision_only_family_is_refused_naming_torchvision(model_type):
     assert model_type in families.native_families()
 
 
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 1, seed=4)
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    from eval_kit.testing import tiny_families_recent_a as tiny
-
-    root = tmp_path_factory.mktemp("families_recent_a")
-    return {family: tiny.build(family, root / family) for family in tiny.FAMILIES}
-
-
-@pytest.mark.parametrize("family", ["exaone4_5", "hyperclovax_vision_v2"])
-def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
-    from eval_kit.testing.tiny_families_recent_a import TEMPLATE_MARK
-
-    assert families.FAMILIES[family].refused is None
-    base.check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
-                                       monkeypatch)
+movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(
+    tiny.FAMILIES, tiny.build, tiny.TEMPLATE_MARK, name="families_recent_a")

@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from builder.cli import cli
 from eval_kit.runners.families import FAMILIES as TABLE
 from eval_kit.runners.families import TORCHVISION
-from eval_kit.testing.synthetic_datasets import write_jsonl
 from eval_kit.testing.tiny_families import config_only
 from eval_kit.testing.tiny_families_recent_b import FAMILIES, TEMPLATE_MARK, build, instructblip
 from tests import test_model_families as base
@@ -26,22 +25,8 @@ TORCHVISION_ONLY = ("inkling_mm_model", "kimi_k25", "minimax_m3_vl", "muse_glimm
                     "perception_lm", "step3p7")
 
 
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 1, seed=4)
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.mktemp("families_b")
-    return {family: build(family, root / family) for family in FAMILIES}
-
-
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
-    assert TABLE[family].refused is None
-    base.check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
-                                       monkeypatch)
+movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(FAMILIES, build, TEMPLATE_MARK,
+                                                                                   name="families_b")
 
 
 @pytest.mark.parametrize("family", TORCHVISION_ONLY)

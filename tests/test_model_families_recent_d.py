@@ -22,33 +22,16 @@ from click.testing import CliRunner
 
 from builder.cli import cli
 from eval_kit.runners import families
-from eval_kit.testing.synthetic_datasets import write_jsonl
 from eval_kit.testing.tiny_families import config_only
 from eval_kit.testing.tiny_families_recent_d import FAMILIES, TEMPLATE_MARK, build
 from tests import test_model_families as base
 
-
-@pytest.fixture(scope="module")
-def movsafe_data(tmp_path_factory):
-    return write_jsonl(tmp_path_factory.mktemp("movsafe"), 1, seed=4)
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.mktemp("families_recent_d")
-    return {family: build(family, root / family) for family in FAMILIES}
+movsafe_data, checkpoints, test_family_runs_on_every_benchmark = base.family_tests(FAMILIES, build, TEMPLATE_MARK,
+                                                                                   name="families_recent_d")
 
 
 def test_every_family_has_a_mark():
     assert set(TEMPLATE_MARK) == set(FAMILIES)
-
-
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_family_runs_on_every_benchmark(family, checkpoints, movsafe_data, tmp_path, monkeypatch):
-    entry = families.FAMILIES[family]
-    assert entry.refused is None and entry.note != families.UNTESTED
-    base.check_runs_on_every_benchmark(family, checkpoints[family], TEMPLATE_MARK[family], movsafe_data, tmp_path,
-                                       monkeypatch)
 
 
 
@@ -71,17 +54,7 @@ def test_glmga_without_a_processor_class_gets_glm46v_processor(movsafe_data, tmp
 SAFEREL_DEMO = Path(__file__).resolve().parents[1] / "manifests" / "saferelbench" / "demo.jsonl"
 
 
-@pytest.fixture
-def no_loading(monkeypatch):
-    """Any processor, tokenizer or weight load fails the test: the refusal must come before them."""
-    import transformers
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("loaded something before refusing")
-
-    for name in ("AutoProcessor", "AutoTokenizer", "AutoImageProcessor", "AutoModelForImageTextToText",
-                 "AutoModelForMultimodalLM", "AutoModelForCausalLM"):
-        monkeypatch.setattr(getattr(transformers, name), "from_pretrained", classmethod(refuse))
+no_loading = base.no_loading
 
 
 def eval_lines(bench: str, folder: Path, movsafe_data: Path, out: Path) -> tuple[int, list[str]]:

@@ -165,7 +165,8 @@ def eval_command(benchmark: str | None, preset: str | None, list_presets: bool, 
                                   retry_after_cap=retry_after_cap)
             summary = harness.run(task, engine, out, model=model, limit=limit, text_only=text_only,
                                   batch_size=batch_size, revision=revision, progress=not no_progress,
-                                  max_failures=budget, preset=options["preset"], display_name=shown)
+                                  max_failures=budget, preset=options["preset"], display_name=shown,
+                                  notify=lambda line: click.echo(f"note: {line}", err=True))
     except BaseException:
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # a setup error leaves no empty run folder behind

@@ -5,8 +5,11 @@ installed transformers (`native_families()` reads the auto mappings, so a transf
 shows up in `tests/test_model_families.py`). Each is in `FAMILIES`: it runs on all three benchmarks, or it is
 refused before any weight or processor loads, with one line naming the real cause and the fix (exit 2). A
 family that needs an optional package (SmolVLM's processor: num2words; Gemma 3n's vision tower: timm) runs
-when the package is installed and is refused naming it otherwise. `docs/model-families.md` is generated from
-this table (`python -m eval_kit.runners.families`), so the page and the code cannot disagree.
+when the package is installed and is refused naming it otherwise. A family whose generate() cannot run
+without pixels (InstructBLIP: `text_placeholder`) gets one uniform grey placeholder image on each prompt of a
+text-only benchmark (SafeRelBench), said at run start and recorded in metadata.json.
+`docs/model-families.md` is generated from this table (`python -m eval_kit.runners.family_docs`), so the page
+and the code cannot disagree.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ class Family:
     needs: tuple[str, ...] = ()
     note: str = ""
     text_refused: str | None = None  # why it cannot answer a text-only benchmark (SafeRelBench); None: it can
+    # why it cannot generate without pixels: on a text-only benchmark each prompt gets PLACEHOLDER_IMAGE
+    text_placeholder: str | None = None
 
 
 TORCHVISION = "its image processor exists only for torchvision (transformers has no PIL version of it)"
@@ -45,8 +50,10 @@ OTHER_FIX = NOT_CHAT_FIX
 UNTESTED = ("not yet checked with hazardkit (no tiny checkpoint of it here): transformers loads it, and a "
             "failure to load is one line, exit 2")
 
-INSTRUCTBLIP_TEXT = ("its generate() needs an image on every prompt (pixel_values is required): it cannot "
-                     "answer SafeRelBench's text-only prompts")
+INSTRUCTBLIP_TEXT = "its generate() needs pixel_values on every prompt (the Q-Former reads the image)"
+# what a family with `text_placeholder` gets as the image of a text-only prompt (SafeRelBench): one uniform image,
+# carrying nothing, at the size its image processor resizes to; recorded in the run's settings and metadata.json
+PLACEHOLDER_IMAGE = "a uniform mid-grey RGB image (128, 128, 128) at the image processor's input size"
 
 # model_type -> Family, for every type in the two auto mappings of the pinned transformers (5.24)
 FAMILIES: dict[str, Family] = {
@@ -82,8 +89,9 @@ FAMILIES: dict[str, Family] = {
     "minicpmv4_7": Family("MiniCPM-V-4.7"),
     # issue 36 (batch c): tiny checkpoints in eval_kit/testing/tiny_families_recent_b.py
     "vipllava": Family("VipLLaVA"),
-    "instructblip": Family("InstructBLIP", note="image benchmarks only; no chat template in its checkpoints: add "
-                           "chat_template.jinja", text_refused=INSTRUCTBLIP_TEXT),
+    "instructblip": Family("InstructBLIP", note="no chat template in its checkpoints: add chat_template.jinja; on "
+                           "SafeRelBench each prompt is sent with a grey placeholder image",
+                           text_placeholder=INSTRUCTBLIP_TEXT),
     "qwen3_5_moe": Family("Qwen3.5-MoE"),
     "qwen4_exp": Family("Qwen4 (exp)"),
     "lfm3_vl": Family("LFM3-VL", note="Qwen2-VL's PIL image processor"),
@@ -199,6 +207,13 @@ def check(config: Any, model: str, *, needs_images: bool = True) -> None:
         if not installed(module):
             raise BadInput(f"{model!r} is {family.title} ({model_type}), which needs the {module} package",
                            field="--model", fix=f"pip install {module}")
+
+
+def text_placeholder(model_type: str, needs_images: bool) -> str | None:
+    """Why a family needs the placeholder image on this benchmark (its prompts carry none and its generate()
+    needs pixels); None: it does not (it answers text alone, or the benchmark's prompts carry images)."""
+    family = FAMILIES.get(model_type)
+    return None if needs_images or family is None else family.text_placeholder
 
 
 def title(model_type: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from eval_kit.runners import families, presets
 
-INTRO = """# Model families
+INTRO = f"""# Model families
 
 Which models `hazardkit eval --backend transformers` runs, family by family, and which it refuses and why.
 This page is generated from `eval_kit/runners/families.py` and `eval_kit/runners/presets.py`
@@ -30,6 +30,14 @@ Results:
   `tests/test_model_families_all.py`).
 - **not yet checked**: transformers loads it and `eval` tries it; a processor that cannot be built is one line,
   exit 2.
+
+A family whose `generate()` cannot run without pixels (InstructBLIP: its Q-Former reads the image) gets a
+**placeholder image** on SafeRelBench, whose prompts carry none, before the text of every prompt:
+{families.PLACEHOLDER_IMAGE}.
+Only such a family gets it (every other family answers SafeRelBench from text alone). The run says so in one
+`note:` line at start and records it in `metadata.json` (`placeholder_image`, with the reason; and in
+`settings`, so its answers never mix with a run without it). Its SafeRelBench result is the model answering
+beside a blank image, not a text-only answer.
 """
 
 TEXT_LLM = """## Text LLMs (SafeRelBench)
@@ -115,6 +123,8 @@ def readme_table() -> str:
             refused.setdefault(_short(family.refused), []).append(family.title)
         elif family.needs:
             needs.append(f"{family.title} ({', '.join(family.needs)})")
+        elif family.text_placeholder:
+            runs.append(f"{family.title} (SafeRelBench with a grey placeholder image)")
         elif family.note != families.UNTESTED:
             runs.append(family.title)
     rows = ["| result | families |", "|---|---|",

@@ -19,7 +19,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -479,7 +479,7 @@ def _continuously(task: Task, backend: Backend, pending: Iterator[Prepared], wid
 def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int | None = None,
         text_only: bool = False, batch_size: int | str = 8, revision: str | None = None, progress: bool = True,
         max_failures: FailureBudget | None = None, preset: dict[str, Any] | None = None,
-        display_name: str | None = None) -> RunSummary:
+        display_name: str | None = None, notify: Callable[[str], None] | None = None) -> RunSummary:
     """Run `backend` on `task` into folder `out`, resuming whatever an earlier invocation answered.
 
     `batch_size`: samples per `generate` call for batch backends, or `"auto"`: the largest batch that fits,
@@ -488,7 +488,7 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     `max_failures`: stop asking new samples once more samples than it allows have failed (default: never stop).
     `display_name`: what metadata.json calls the model (`eval --model-name`; default:
     `display_names.default_display_name`), kept in run.json beside the identity, so naming a run differently
-    never makes it another run.
+    never makes it another run. `notify`: called with each of the backend's `notices()` once it has loaded.
     """
     out = Path(out)
     size = BatchSize.parse(batch_size)
@@ -510,6 +510,8 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     backend.load()  # after the check (no minutes of loading for a refused folder), before run.json is written
     _check_run_file(out, identity, data)
     record_display_name(out, display_name)
+    for line in backend.notices() if notify is not None else ():
+        notify(line)
     log = RawLog(out / RAW_LOG, sync_every=size.size)
     settings = run_settings(task, backend)
     seen: set[str] = set()
@@ -574,7 +576,8 @@ def run(task: Task, backend: Backend, out: str | Path, *, model: str, limit: int
     elapsed = time.perf_counter() - started
     if not seen:
         raise BadInput("the dataset has no samples", path=task.data, fix="check --data and --config")
-    write_submission(out, identity, task=task, facts=None if backend.concurrency else {"batch_size": size.size})
+    facts = None if backend.concurrency else {"batch_size": size.size, **backend.run_facts()}
+    write_submission(out, identity, task=task, facts=facts)
     return RunSummary(out=out, total=len(seen) if stopped is None else (total or len(seen)), generated=generated,
                       skipped=skipped, repaired=repaired, seconds=elapsed, torn_bytes=log.torn_bytes,
                       failed=len(failures), failures=failures, stopped=stopped)
@@ -693,7 +696,7 @@ def write_submission(out: Path, identity: dict[str, Any] | None = None, *, parse
 
 
 # metadata.json fields about how a run ran (not what shapes its answers), carried over when it is rewritten
-RUN_FACTS = ("batch_size",)
+RUN_FACTS = ("batch_size", "placeholder_image")
 
 
 def _run_facts(metadata: Path) -> dict[str, Any]:

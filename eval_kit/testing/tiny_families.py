@@ -115,6 +115,59 @@ def _text(**overrides: Any) -> dict[str, Any]:
     return config
 
 
+def llama_text(tok: Any, pad: int, **overrides: Any) -> dict[str, Any]:
+    """`_text` as a Llama text config sized to `tok` (the LLaVA-family builders' language model)."""
+    return {"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=pad, **overrides)}
+
+
+def seeded(model_class: Callable[[Any], Any], config: Any) -> Any:
+    """The model of `config` with the builders' fixed random weights (seed 0), in eval mode."""
+    import torch
+
+    torch.manual_seed(0)
+    return model_class(config).eval()
+
+
+def save_processor(folder: Path, model: Any, processor: Any, *, eos: int, pad: int) -> None:
+    """Save `model` and a processor object built whole (tokenizer, image processor and template inside)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = eos, pad
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+
+
+def qwen2vl_image_processor(patch: int, temporal: int = 2) -> Any:
+    """Qwen2-VL's PIL image processor: `patch`-px patches merged 2x2, one to four merged tokens an image."""
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    merge = patch * 2
+    return Qwen2VLImageProcessorPil(patch_size=patch, merge_size=2, temporal_patch_size=temporal,
+                                    min_pixels=merge * merge, max_pixels=4 * merge * merge)
+
+
+# LLaVA's family: a 28-px CLIP tower and a vicuna tokenizer (<image>, and <video> for the video variants)
+CLIP_28 = {"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+           "num_attention_heads": 2, "image_size": 28, "patch_size": 14, "projection_dim": 32}
+
+
+def llava_processor(tok: Any, template: str) -> Any:
+    """LlavaProcessor over CLIP's PIL image processor for 28-px images in 14-px patches (+ CLIP's class token)."""
+    from transformers import LlavaProcessor
+    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
+    return LlavaProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14,
+                          vision_feature_select_strategy="default", chat_template=template,
+                          num_additional_image_tokens=1)
+
+
+def vicuna_tokenizer(template: str | None, *, video: bool = False) -> tuple[Any, dict[str, int]]:
+    """The byte tokenizer with vicuna's specials (</s> ends a turn, <unk> pads) and their ids."""
+    specials = ["<image>", *(["<video>"] if video else []), "</s>", "<unk>", "<s>"]
+    tok = byte_tokenizer(specials, eos="</s>", pad="<unk>", bos="<s>", template=template)
+    return tok, _ids(tok, *specials)
+
+
 # ---- chat templates (reduced to text and image parts, the shape of each real one) -------------------------
 CHATML_IMAGE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] is string %}{{ m['content'] }}"
@@ -158,9 +211,7 @@ QWEN_SPECIALS = ["<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end
 
 
 def _qwen_vl(folder: Path, family: str) -> TinyCheckpoint:
-    import torch
     import transformers
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
     tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
@@ -191,12 +242,9 @@ def _qwen_vl(folder: Path, family: str) -> TinyCheckpoint:
             name = "Qwen2VL"
         patch = 14
     config = getattr(transformers, f"{name}Config")(text_config=text, vision_config=vision, **tokens)
-    torch.manual_seed(0)
-    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
-    merge = patch * 2
-    image_processor = Qwen2VLImageProcessorPil(patch_size=patch, merge_size=2, temporal_patch_size=2,
-                                               min_pixels=merge * merge, max_pixels=4 * merge * merge)
-    _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"])
+    model = seeded(getattr(transformers, f"{name}ForConditionalGeneration"), config)
+    _save(folder, model, tok, qwen2vl_image_processor(patch), template=template, eos=ids["<|im_end|>"],
+          pad=ids["<|endoftext|>"])
     return TinyCheckpoint(family, folder, type(model).__name__, "<|image_pad|>")
 
 
@@ -214,7 +262,6 @@ def qwen3_vl_moe(folder: Path) -> TinyCheckpoint:
 
 def internvl(folder: Path) -> TinyCheckpoint:
     """InternVL3 / InternVL3.5 (`-hf` checkpoints): 448-px tiles in the real one, 28-px tiles here."""
-    import torch
     from transformers import InternVLConfig, InternVLForConditionalGeneration
     from transformers.models.got_ocr2.image_processing_pil_got_ocr2 import GotOcr2ImageProcessorPil
 
@@ -230,8 +277,7 @@ def internvl(folder: Path) -> TinyCheckpoint:
                        "image_size": [28, 28], "patch_size": [14, 14]},
         text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
         image_token_id=ids["<IMG_CONTEXT>"], image_seq_length=1, downsample_ratio=0.5)
-    torch.manual_seed(0)
-    model = InternVLForConditionalGeneration(config).eval()
+    model = seeded(InternVLForConditionalGeneration, config)
     image_processor = GotOcr2ImageProcessorPil(size={"height": 28, "width": 28}, crop_to_patches=True,
                                                min_patches=1, max_patches=4)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
@@ -241,37 +287,27 @@ def internvl(folder: Path) -> TinyCheckpoint:
 
 def llava_next(folder: Path) -> TinyCheckpoint:
     """LLaVA-NeXT (llava-v1.6-vicuna): CLIP vision tower, Llama text, anyres grid of 28-px tiles here."""
-    import torch
     from transformers import LlavaNextConfig, LlavaNextForConditionalGeneration, LlavaNextProcessor
     from transformers.models.llava_next.image_processing_pil_llava_next import LlavaNextImageProcessorPil
 
-    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>", template=VICUNA)
-    ids = _ids(tok, "<image>", "</s>", "<unk>")
+    tok, ids = vicuna_tokenizer(VICUNA)
     pinpoints = [[28, 28], [28, 56], [56, 28]]
     config = LlavaNextConfig(
-        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
-                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14,
-                       "projection_dim": 32},
-        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=CLIP_28, text_config=llama_text(tok, ids["<unk>"]),
         image_token_index=ids["<image>"], image_grid_pinpoints=pinpoints, vision_feature_layer=-1,
         image_seq_length=4)
-    torch.manual_seed(0)
-    model = LlavaNextForConditionalGeneration(config).eval()
+    model = seeded(LlavaNextForConditionalGeneration, config)
     image_processor = LlavaNextImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28},
                                                  image_grid_pinpoints=pinpoints)
     processor = LlavaNextProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14,
                                    vision_feature_select_strategy="default", chat_template=VICUNA,
                                    num_additional_image_tokens=1)  # CLIP's class token, as the real config
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    save_processor(folder, model, processor, eos=ids["</s>"], pad=ids["<unk>"])
     return TinyCheckpoint("llava_next", folder, type(model).__name__, "<image>")
 
 
 def paligemma(folder: Path) -> TinyCheckpoint:
     """PaliGemma 2: SigLIP vision tower, Gemma 2 text, no chat template (its own prefix format)."""
-    import torch
     from transformers import PaliGemmaConfig, PaliGemmaForConditionalGeneration, PaliGemmaProcessor
     from transformers.models.siglip.image_processing_pil_siglip import SiglipImageProcessorPil
 
@@ -289,12 +325,8 @@ def paligemma(folder: Path) -> TinyCheckpoint:
                                                      bos_token_id=ids["<bos>"], eos_token_id=ids["<eos>"],
                                                      query_pre_attn_scalar=16, sliding_window=64)},
         image_token_index=ids["<image>"], projection_dim=32, hidden_size=32, vocab_size=len(tok))
-    torch.manual_seed(0)
-    model = PaliGemmaForConditionalGeneration(config).eval()
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<eos>"], ids["<pad>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    model = seeded(PaliGemmaForConditionalGeneration, config)
+    save_processor(folder, model, processor, eos=ids["<eos>"], pad=ids["<pad>"])
     return TinyCheckpoint("paligemma", folder, type(model).__name__, "<image>", has_template=False)
 
 
@@ -305,7 +337,6 @@ MINICPM_TOKENS = {"image_token": "<|image_pad|>", "video_token": "<|video_pad|>"
 
 def minicpm_v(folder: Path) -> TinyCheckpoint:
     """MiniCPM-V-4.6: SigLIP-style vision tower with a window merger, Qwen3.5 text; 56-px slices here."""
-    import torch
     from transformers import MiniCPMV4_6Config, MiniCPMV4_6ForConditionalGeneration
     from transformers.models.minicpmv4_6.image_processing_pil_minicpmv4_6 import MiniCPMV4_6ImageProcessorPil
 
@@ -320,8 +351,7 @@ def minicpm_v(folder: Path) -> TinyCheckpoint:
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
                        "image_size": 56, "patch_size": 14},
         insert_layer_id=0, image_size=56, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"])
-    torch.manual_seed(0)
-    model = MiniCPMV4_6ForConditionalGeneration(config).eval()
+    model = seeded(MiniCPMV4_6ForConditionalGeneration, config)
     image_processor = MiniCPMV4_6ImageProcessorPil(scale_resolution=56, patch_size=14, max_slice_nums=4)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "MiniCPMV4_6Processor"})
@@ -331,7 +361,6 @@ def minicpm_v(folder: Path) -> TinyCheckpoint:
 def phi4_multimodal(folder: Path) -> TinyCheckpoint:
     """Phi-4-multimodal (`Phi4MultimodalForCausalLM`, loaded by AutoModelForCausalLM): 448-px crops as the
     real one (its image token count is fixed by them), a 1-layer vision tower and audio encoder of width 16."""
-    import torch
     from transformers import Phi4MultimodalConfig, Phi4MultimodalForCausalLM
 
     from eval_kit.runners.phi4_image_processor import processor_class
@@ -349,8 +378,7 @@ def phi4_multimodal(folder: Path) -> TinyCheckpoint:
         audio_config={"hidden_size": 16, "intermediate_size": 32, "num_blocks": 1, "num_attention_heads": 2,
                       "ext_pw_out_channel": 16, "depthwise_separable_out_channel": 16, "nemo_conv_channels": 16,
                       "audio_token_id": ids["<|audio|>"]})
-    torch.manual_seed(0)
-    model = Phi4MultimodalForCausalLM(config).eval()
+    model = seeded(Phi4MultimodalForCausalLM, config)
     image_processor = processor_class()(size={"height": 448, "width": 448}, dynamic_hd=4)
     _save(folder, model, tok, image_processor, template=PHI4, eos=ids["<|end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "Phi4MultimodalProcessor"})
@@ -363,7 +391,6 @@ def phi4_multimodal(folder: Path) -> TinyCheckpoint:
 
 def gemma3(folder: Path) -> TinyCheckpoint:
     """Gemma 3 (4B and up): SigLIP vision tower, pooled to `mm_tokens_per_image` tokens; Gemma 3 text."""
-    import torch
     from transformers import Gemma3Config, Gemma3ForConditionalGeneration, Gemma3Processor
     from transformers.models.gemma3.image_processing_pil_gemma3 import Gemma3ImageProcessorPil
 
@@ -380,20 +407,15 @@ def gemma3(folder: Path) -> TinyCheckpoint:
                        "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 28, "patch_size": 14},
         mm_tokens_per_image=1, boi_token_index=ids["<start_of_image>"], eoi_token_index=ids["<end_of_image>"],
         image_token_index=ids["<image_soft_token>"])
-    torch.manual_seed(0)
-    model = Gemma3ForConditionalGeneration(config).eval()
+    model = seeded(Gemma3ForConditionalGeneration, config)
     image_processor = Gemma3ImageProcessorPil(size={"height": 28, "width": 28})
     processor = Gemma3Processor(image_processor=image_processor, tokenizer=tok, chat_template=GEMMA3,
                                 image_seq_length=1)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<end_of_turn>"], ids["<pad>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    save_processor(folder, model, processor, eos=ids["<end_of_turn>"], pad=ids["<pad>"])
     return TinyCheckpoint("gemma3", folder, type(model).__name__, "<image_soft_token>")
 
 
 def _idefics3_like(folder: Path, family: str) -> TinyCheckpoint:
-    import torch
     import transformers
 
     rows = [f"<row_{i + 1}_col_{j + 1}>" for i in range(6) for j in range(6)]
@@ -407,8 +429,7 @@ def _idefics3_like(folder: Path, family: str) -> TinyCheckpoint:
                        "image_size": 28, "patch_size": 14},
         text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
         scale_factor=2, image_token_id=ids["<image>"])
-    torch.manual_seed(0)
-    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
+    model = seeded(getattr(transformers, f"{name}ForConditionalGeneration"), config)
     module = getattr(transformers.models, family)
     image_processor = getattr(getattr(module, f"image_processing_pil_{family}"), f"{name}ImageProcessorPil")(
         size={"longest_edge": 56}, max_image_size={"longest_edge": 28}, do_image_splitting=True)
@@ -428,7 +449,6 @@ def smolvlm(folder: Path) -> TinyCheckpoint:
 
 def llava_onevision(folder: Path) -> TinyCheckpoint:
     """LLaVA-OneVision: SigLIP vision tower, Qwen2 text, anyres grid of 28-px tiles here."""
-    import torch
     from transformers import LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration
     from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
         LlavaOnevisionImageProcessorPil,
@@ -445,8 +465,7 @@ def llava_onevision(folder: Path) -> TinyCheckpoint:
         text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], image_grid_pinpoints=pinpoints,
         vision_aspect_ratio="anyres_max_9")
-    torch.manual_seed(0)
-    model = LlavaOnevisionForConditionalGeneration(config).eval()
+    model = seeded(LlavaOnevisionForConditionalGeneration, config)
     image_processor = LlavaOnevisionImageProcessorPil(size={"height": 28, "width": 28}, image_grid_pinpoints=pinpoints)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "LlavaOnevisionProcessor", "num_image_tokens": 4,
@@ -483,17 +502,13 @@ def save_pixtral(folder: Path, model: Any, tok: Any, ids: dict[str, int], family
     processor = processor_class()(image_processor=image_processor, tokenizer=tok, patch_size=14, spatial_merge_size=2,
                                  image_token="[IMG]", image_break_token="[IMG_BREAK]", image_end_token="[IMG_END]",
                                  chat_template=MISTRAL)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    save_processor(folder, model, processor, eos=ids["</s>"], pad=ids["<pad>"])
     return TinyCheckpoint(family, folder, type(model).__name__, "[IMG]")
 
 
 def mistral3(folder: Path) -> TinyCheckpoint:
     """Mistral 3 (Mistral-Small-3.1): a Pixtral vision tower (14-px patches, 2x2 merge), Mistral text; Pixtral's
     processor with its PIL image processor (longest edge 56 px here)."""
-    import torch
     from transformers import Mistral3Config, Mistral3ForConditionalGeneration
 
     tok, ids = pixtral_tokenizer()
@@ -503,34 +518,20 @@ def mistral3(folder: Path) -> TinyCheckpoint:
         text_config={"model_type": "mistral", **_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<pad>"],
                                                       bos_token_id=ids["<s>"], eos_token_id=ids["</s>"])},
         image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
-    torch.manual_seed(0)
-    return save_pixtral(folder, Mistral3ForConditionalGeneration(config).eval(), tok, ids, "mistral3")
+    return save_pixtral(folder, seeded(Mistral3ForConditionalGeneration, config), tok, ids, "mistral3")
 
 
 def llava(folder: Path) -> TinyCheckpoint:
     """LLaVA-1.5: CLIP vision tower (28-px images here), Llama text, a fixed number of image tokens."""
-    import torch
-    from transformers import LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
-    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+    from transformers import LlavaConfig, LlavaForConditionalGeneration
 
-    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>", template=VICUNA)
-    ids = _ids(tok, "<image>", "</s>", "<unk>")
+    tok, ids = vicuna_tokenizer(VICUNA)
     config = LlavaConfig(
-        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
-                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14,
-                       "projection_dim": 32},
-        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=CLIP_28, text_config=llama_text(tok, ids["<unk>"]),
         image_token_index=ids["<image>"], vision_feature_layer=-1, image_seq_length=4)
-    torch.manual_seed(0)
-    model = LlavaForConditionalGeneration(config).eval()
-    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
-    processor = LlavaProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14,
-                               vision_feature_select_strategy="default", chat_template=VICUNA,
-                               num_additional_image_tokens=1)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    model = seeded(LlavaForConditionalGeneration, config)
+    processor = llava_processor(tok, VICUNA)
+    save_processor(folder, model, processor, eos=ids["</s>"], pad=ids["<unk>"])
     return TinyCheckpoint("llava", folder, type(model).__name__, "<image>")
 
 
@@ -548,7 +549,6 @@ QWEN3_TEXT = (
 def qwen3_text(folder: Path) -> TinyCheckpoint:
     """A text-only causal LM (`Qwen3ForCausalLM`, the SafeRel paper's Qwen3-8B/32B class) with Qwen3's chat
     template shape: what `eval saferelbench --backend transformers` runs and image benchmarks refuse."""
-    import torch
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
     tok = byte_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>"], eos="<|im_end|>", pad="<|endoftext|>",
@@ -556,8 +556,7 @@ def qwen3_text(folder: Path) -> TinyCheckpoint:
     ids = _ids(tok, "<|im_end|>", "<|endoftext|>")
     config = Qwen3Config(**_text(vocab_size=len(tok), head_dim=16, pad_token_id=ids["<|endoftext|>"],
                                  eos_token_id=ids["<|im_end|>"]))
-    torch.manual_seed(0)
-    model = Qwen3ForCausalLM(config).eval()
+    model = seeded(Qwen3ForCausalLM, config)
     folder.mkdir(parents=True, exist_ok=True)
     model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["<|im_end|>"], ids["<|endoftext|>"]
     model.save_pretrained(folder)

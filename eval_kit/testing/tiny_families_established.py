@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from eval_kit.testing import tiny_families as kit
 from eval_kit.testing.tiny_families import TinyCheckpoint, _ids, _save, _text, byte_tokenizer, chatml
 
 
@@ -33,9 +34,7 @@ def _write_json(path: Path, update: dict[str, Any]) -> None:
 def qwen3_5(folder: Path) -> TinyCheckpoint:
     """Qwen3.5: a Qwen3-VL-style vision tower (16-px patches, 2x2 merge), Qwen3.5 text with one linear
     (Gated DeltaNet) and one full attention layer, as the real model alternates them; Qwen3-VL's processor."""
-    import torch
     from transformers import Qwen3_5Config, Qwen3_5ForConditionalGeneration
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     from eval_kit.testing.tiny_families import QWEN_SPECIALS
 
@@ -52,10 +51,8 @@ def qwen3_5(folder: Path) -> TinyCheckpoint:
     config = Qwen3_5Config(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
                            video_token_id=ids["<|video_pad|>"], vision_start_token_id=ids["<|vision_start|>"],
                            vision_end_token_id=ids["<|vision_end|>"])
-    torch.manual_seed(0)
-    model = Qwen3_5ForConditionalGeneration(config).eval()
-    image_processor = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
-                                               min_pixels=32 * 32, max_pixels=4 * 32 * 32)
+    model = kit.seeded(Qwen3_5ForConditionalGeneration, config)
+    image_processor = kit.qwen2vl_image_processor(16)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "Qwen3VLProcessor"})
     return TinyCheckpoint("qwen3_5", folder, type(model).__name__, "<|image_pad|>")
@@ -72,7 +69,6 @@ GLM_SPECIALS = ["[gMASK]", "<sop>", "<|system|>", "<|user|>", "<|assistant|>", "
 
 
 def _glm(folder: Path, family: str) -> TinyCheckpoint:
-    import torch
     import transformers
 
     tok = byte_tokenizer(GLM_SPECIALS, eos="<|user|>", pad="<|endoftext|>", template=GLM_TEMPLATE)
@@ -94,8 +90,7 @@ def _glm(folder: Path, family: str) -> TinyCheckpoint:
         vision.update(model_type="glm4v_vision")
     name = {"glm4v": "Glm4v", "glm4v_moe": "Glm4vMoe", "glm46v": "Glm46V"}[family]
     config = getattr(transformers, f"{name}Config")(text_config=text, vision_config=vision, **tokens)
-    torch.manual_seed(0)
-    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
+    model = kit.seeded(getattr(transformers, f"{name}ForConditionalGeneration"), config)
     processor_name = "Glm46V" if family == "glm46v" else "Glm4v"
     module = getattr(transformers.models, "glm46v" if family == "glm46v" else "glm4v")
     pil = getattr(getattr(module, f"image_processing_pil_{module.__name__.rsplit('.', 1)[-1]}"),
@@ -124,7 +119,6 @@ def glm46v(folder: Path) -> TinyCheckpoint:
 
 # ---- MiniCPM-V-4.7: MiniCPM-V-4.6's image processor and tokens, its own processor and model ---------------
 def minicpmv4_7(folder: Path) -> TinyCheckpoint:
-    import torch
     from transformers import MiniCPMV4_7Config, MiniCPMV4_7ForConditionalGeneration
     from transformers.models.minicpmv4_6.image_processing_pil_minicpmv4_6 import MiniCPMV4_6ImageProcessorPil
 
@@ -144,8 +138,7 @@ def minicpmv4_7(folder: Path) -> TinyCheckpoint:
         insert_layer_id=0, image_size=56, image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         image_start_id=ids["<image>"], image_end_id=ids["</image>"], slice_start_id=ids["<slice>"],
         slice_end_id=ids["</slice>"], newline_id=tok.convert_tokens_to_ids("Ċ"))
-    torch.manual_seed(0)
-    model = MiniCPMV4_7ForConditionalGeneration(config).eval()
+    model = kit.seeded(MiniCPMV4_7ForConditionalGeneration, config)
     image_processor = MiniCPMV4_6ImageProcessorPil(scale_resolution=56, patch_size=14, max_slice_nums=4)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "MiniCPMV4_7Processor"})
@@ -166,7 +159,6 @@ AYA_SPECIALS = ["<BOS_TOKEN>", "<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TUR
 
 def aya_vision(folder: Path) -> TinyCheckpoint:
     """Aya Vision: SigLIP on 28-px tiles here (364-px in the real one), 2x2 pixel shuffle -> 1 token per tile."""
-    import torch
     from transformers import AyaVisionConfig, AyaVisionForConditionalGeneration
     from transformers.models.got_ocr2.image_processing_pil_got_ocr2 import GotOcr2ImageProcessorPil
 
@@ -181,8 +173,7 @@ def aya_vision(folder: Path) -> TinyCheckpoint:
                                                       eos_token_id=ids["<|END_OF_TURN_TOKEN|>"],
                                                       sliding_window=64, layer_types=["full_attention"])},
         downsample_factor=2, image_token_index=ids["<|IMG_PATCH|>"])
-    torch.manual_seed(0)
-    model = AyaVisionForConditionalGeneration(config).eval()
+    model = kit.seeded(AyaVisionForConditionalGeneration, config)
     image_processor = GotOcr2ImageProcessorPil(size={"height": 28, "width": 28}, crop_to_patches=True,
                                                min_patches=1, max_patches=4)
     _save(folder, model, tok, image_processor, template=AYA_TEMPLATE, eos=ids["<|END_OF_TURN_TOKEN|>"],
@@ -200,7 +191,6 @@ IDEFICS2_TEMPLATE = (  # idefics2-8b: "User:<image>text<end_of_utterance>\nAssis
 
 
 def idefics2(folder: Path) -> TinyCheckpoint:
-    import torch
     from transformers import Idefics2Config, Idefics2ForConditionalGeneration
     from transformers.models.idefics2.image_processing_pil_idefics2 import Idefics2ImageProcessorPil
 
@@ -216,8 +206,7 @@ def idefics2(folder: Path) -> TinyCheckpoint:
                                                       bos_token_id=ids["<s>"],
                                                       eos_token_id=ids["<end_of_utterance>"])},
         image_token_id=ids["<image>"])
-    torch.manual_seed(0)
-    model = Idefics2ForConditionalGeneration(config).eval()
+    model = kit.seeded(Idefics2ForConditionalGeneration, config)
     image_processor = Idefics2ImageProcessorPil(size={"shortest_edge": 28, "longest_edge": 28},
                                                 do_image_splitting=True)
     _save(folder, model, tok, image_processor, template=IDEFICS2_TEMPLATE, eos=ids["<end_of_utterance>"],
@@ -231,7 +220,6 @@ OVIS_INDICATORS = ["<IMG_START>", "<IMG_GRID>", "<IMG_COL>", "<IMG_ROW>", "<IMG_
 
 def ovis2(folder: Path) -> TinyCheckpoint:
     """Ovis2: `<image>` expands to <IMG_START><IMG_ATOM>*N<IMG_GRID>... (N = image_seq_length per tile)."""
-    import torch
     from transformers import Ovis2Config, Ovis2ForConditionalGeneration
     from transformers.models.ovis2.image_processing_pil_ovis2 import Ovis2ImageProcessorPil
 
@@ -245,8 +233,7 @@ def ovis2(folder: Path) -> TinyCheckpoint:
         text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
         image_token_id=ids["<IMG_ATOM>"], visual_indicator_token_ids=[ids[t] for t in OVIS_INDICATORS],
         vocab_size=len(tok), hidden_size=32)
-    torch.manual_seed(0)
-    model = Ovis2ForConditionalGeneration(config).eval()
+    model = kit.seeded(Ovis2ForConditionalGeneration, config)
     image_processor = Ovis2ImageProcessorPil(size={"height": 28, "width": 28}, crop_to_patches=True,
                                              min_patches=1, max_patches=4)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
@@ -269,7 +256,6 @@ DEEPSEEK_SPECIALS = ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence�
 
 
 def _deepseek(folder: Path, family: str) -> TinyCheckpoint:
-    import torch
     import transformers
 
     janus = family == "janus"
@@ -314,8 +300,7 @@ def _deepseek(folder: Path, family: str) -> TinyCheckpoint:
         processor = "Janus"
         image_processor = module.image_processing_pil_janus.JanusImageProcessorPil(size={"height": 28, "width": 28})
         tokens = 4
-    torch.manual_seed(0)
-    model = getattr(transformers, f"{processor}ForConditionalGeneration")(config).eval()
+    model = kit.seeded(getattr(transformers, f"{processor}ForConditionalGeneration"), config)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<｜end▁of▁sentence｜>"],
           pad=ids["<｜▁pad▁｜>"], processor_config={"processor_class": f"{processor}Processor",
                                                      "num_image_tokens": tokens})
@@ -346,7 +331,6 @@ MLLAMA_TEMPLATE = (
 
 
 def mllama(folder: Path) -> TinyCheckpoint:
-    import torch
     from transformers import MllamaConfig, MllamaForConditionalGeneration
     from transformers.models.mllama.image_processing_pil_mllama import MllamaImageProcessorPil
 
@@ -363,8 +347,7 @@ def mllama(folder: Path) -> TinyCheckpoint:
                              pad_token_id=ids["<|finetune_right_pad_id|>"], bos_token_id=ids["<|begin_of_text|>"],
                              eos_token_id=ids["<|eot_id|>"])},
         image_token_index=ids["<|image|>"])
-    torch.manual_seed(0)
-    model = MllamaForConditionalGeneration(config).eval()
+    model = kit.seeded(MllamaForConditionalGeneration, config)
     image_processor = MllamaImageProcessorPil(size={"height": 28, "width": 28}, max_image_tiles=4)
     _save(folder, model, tok, image_processor, template=MLLAMA_TEMPLATE, eos=ids["<|eot_id|>"],
           pad=ids["<|finetune_right_pad_id|>"], processor_config={"processor_class": "MllamaProcessor"})
@@ -381,7 +364,6 @@ GEMMA4_TEMPLATE = (
 def gemma4(folder: Path) -> TinyCheckpoint:
     """Gemma 4: at most 70 soft tokens per image (the smallest budget the processor allows), 4-px patches
     pooled 2x2 here (16-px pooled 3x3 in the real one); its processor also takes audio (a feature extractor)."""
-    import torch
     from transformers import Gemma4Config, Gemma4ForConditionalGeneration
     from transformers.models.gemma4.feature_extraction_gemma4 import Gemma4AudioFeatureExtractor
     from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
@@ -402,8 +384,7 @@ def gemma4(folder: Path) -> TinyCheckpoint:
         audio_config=None, boi_token_id=ids["<|image>"], eoi_token_id=ids["<image|>"],
         image_token_id=ids["<|image|>"], video_token_id=ids["<|video|>"], boa_token_id=ids["<|audio>"],
         eoa_token_index=ids["<audio|>"], audio_token_id=ids["<|audio|>"])
-    torch.manual_seed(0)
-    model = Gemma4ForConditionalGeneration(config).eval()
+    model = kit.seeded(Gemma4ForConditionalGeneration, config)
     image_processor = Gemma4ImageProcessorPil(patch_size=4, pooling_kernel_size=2, max_soft_tokens=70)
     # the processor's audio part (unused here), nested in processor_config.json as transformers saves it
     audio = json.loads(Gemma4AudioFeatureExtractor().to_json_string())

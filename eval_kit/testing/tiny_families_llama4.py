@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from eval_kit.testing import tiny_families as kit
 from eval_kit.testing.tiny_families import TinyCheckpoint, _ids, _save, _text, byte_tokenizer
 
 # Llama 4's template (transformers' Llama4Processor default / the Scout checkpoint's), text and image parts
@@ -32,7 +33,6 @@ TEMPLATE_MARK = "<|header_start|>assistant<|header_end|>\n\n"
 
 
 def llama4(folder: Path) -> TinyCheckpoint:
-    import torch
     from transformers import Llama4Config, Llama4ForConditionalGeneration
 
     from eval_kit.runners.llama4_image_processor import processor_class
@@ -51,8 +51,7 @@ def llama4(folder: Path) -> TinyCheckpoint:
                        "projector_output_dim": 32, "vision_output_dim": 32},
         image_token_index=ids["<|patch|>"], boi_token_index=ids["<|image_start|>"],
         eoi_token_index=ids["<|image_end|>"])
-    torch.manual_seed(0)
-    model = Llama4ForConditionalGeneration(config).eval()
+    model = kit.seeded(Llama4ForConditionalGeneration, config)
     image_processor = processor_class()(size={"height": TILE, "width": TILE}, max_patches=MAX_TILES)
     _save(folder, model, tok, image_processor, template=LLAMA4, eos=ids["<|eot|>"],
           pad=ids["<|finetune_right_pad_id|>"],

@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from eval_kit.testing import tiny_families as kit
 from eval_kit.testing.tiny_families import QWEN_SPECIALS, TinyCheckpoint, _ids, _save, _text, byte_tokenizer, chatml
 
 
 def _qwen_vision_tower(folder: Path, family: str, config_name: str, text_type: str) -> TinyCheckpoint:
     """A decoder of its own with a Qwen2.5-VL-style vision tower and Qwen2-VL's image processor, ChatML turns."""
-    import torch
     import transformers
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
     tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
@@ -27,10 +26,8 @@ def _qwen_vision_tower(folder: Path, family: str, config_name: str, text_type: s
     config = getattr(transformers, config_name)(text_config=text, vision_config=vision,
                                                 image_token_id=ids["<|image_pad|>"],
                                                 video_token_id=ids["<|video_pad|>"])
-    torch.manual_seed(0)
-    model = transformers.AutoModelForImageTextToText.from_config(config).eval()
-    image_processor = Qwen2VLImageProcessorPil(patch_size=14, merge_size=2, temporal_patch_size=2,
-                                               min_pixels=28 * 28, max_pixels=4 * 28 * 28)
+    model = kit.seeded(transformers.AutoModelForImageTextToText.from_config, config)
+    image_processor = kit.qwen2vl_image_processor(14)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"])
     if family == "hyperclovax_vision_v2":  # its tokenizer class is GPT2's, which needs a bool here
         config_file = folder / "tokenizer_config.json"

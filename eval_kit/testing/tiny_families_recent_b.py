@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from eval_kit.testing import tiny_families as kit
 from eval_kit.testing.tiny_families import (
     QWEN_SPECIALS,
     VICUNA,
@@ -33,37 +34,22 @@ VIPLLAVA = (  # llava-hf/vip-llava-7b-hf: "###Human: <image>\ntext###Assistant:"
 
 def vipllava(folder: Path) -> TinyCheckpoint:
     """VipLLaVA: CLIP vision tower read at several layers (28-px images here), Llama text, LlavaProcessor."""
-    import torch
-    from transformers import LlavaProcessor, VipLlavaConfig, VipLlavaForConditionalGeneration
-    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+    from transformers import VipLlavaConfig, VipLlavaForConditionalGeneration
 
-    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>", template=VIPLLAVA)
-    ids = _ids(tok, "<image>", "</s>", "<unk>")
+    tok, ids = kit.vicuna_tokenizer(VIPLLAVA)
     config = VipLlavaConfig(
-        vision_config={"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64,
-                       "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 14,
-                       "projection_dim": 32},
-        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=kit.CLIP_28, text_config=kit.llama_text(tok, ids["<unk>"]),
         image_token_index=ids["<image>"], vision_feature_layers=[-2, -1], image_seq_length=4)
-    torch.manual_seed(0)
-    model = VipLlavaForConditionalGeneration(config).eval()
-    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
-    processor = LlavaProcessor(image_processor=image_processor, tokenizer=tok, patch_size=14,
-                               vision_feature_select_strategy="default", chat_template=VIPLLAVA,
-                               num_additional_image_tokens=1)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    model = kit.seeded(VipLlavaForConditionalGeneration, config)
+    processor = kit.llava_processor(tok, VIPLLAVA)
+    kit.save_processor(folder, model, processor, eos=ids["</s>"], pad=ids["<unk>"])
     return TinyCheckpoint("vipllava", folder, type(model).__name__, "<image>")
 
 
 def _qwen3_5_like(folder: Path, family: str, name: str, **text_extra) -> TinyCheckpoint:
     """Qwen3.5-MoE / Qwen4 (exp): hybrid linear/full-attention MoE text, Qwen3-VL style vision tower,
     Qwen3VLProcessor with the Qwen2-VL PIL image processor, ChatML template with vision-start/pad/end."""
-    import torch
     import transformers
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
     tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
@@ -81,10 +67,8 @@ def _qwen3_5_like(folder: Path, family: str, name: str, **text_extra) -> TinyChe
               "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
               "num_position_embeddings": 64}
     config = getattr(transformers, f"{name}Config")(text_config=text, vision_config=vision, **tokens)
-    torch.manual_seed(0)
-    model = getattr(transformers, f"{name}ForConditionalGeneration")(config).eval()
-    image_processor = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
-                                               min_pixels=32 * 32, max_pixels=4 * 32 * 32)
+    model = kit.seeded(getattr(transformers, f"{name}ForConditionalGeneration"), config)
+    image_processor = kit.qwen2vl_image_processor(16)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"])
     return TinyCheckpoint(family, folder, type(model).__name__, "<|image_pad|>")
 
@@ -93,28 +77,19 @@ def qwen3_5_moe(folder: Path) -> TinyCheckpoint:
     return _qwen3_5_like(folder, "qwen3_5_moe", "Qwen3_5Moe")
 
 
-CLIP_28 = {"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-           "num_attention_heads": 2, "image_size": 28, "patch_size": 14, "projection_dim": 32}
-
-
 def llava_next_video(folder: Path) -> TinyCheckpoint:
     """LLaVA-NeXT-Video (llava-hf/LLaVA-NeXT-Video-7B-hf): LLaVA-NeXT's anyres images, vicuna template; the
     processor is built without its (torchvision) video processor, as on a machine without torchvision."""
-    import torch
     from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
     from transformers.models.llava_next.image_processing_pil_llava_next import LlavaNextImageProcessorPil
 
-    tok = byte_tokenizer(["<image>", "<video>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>",
-                         template=VICUNA)
-    ids = _ids(tok, "<image>", "<video>", "</s>", "<unk>")
+    tok, ids = kit.vicuna_tokenizer(VICUNA, video=True)
     pinpoints = [[28, 28], [28, 56], [56, 28]]
     config = LlavaNextVideoConfig(
-        vision_config=CLIP_28,
-        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=kit.CLIP_28, text_config=kit.llama_text(tok, ids["<unk>"]),
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], image_grid_pinpoints=pinpoints,
         vision_feature_layer=-1, image_seq_length=4, video_seq_length=1)
-    torch.manual_seed(0)
-    model = LlavaNextVideoForConditionalGeneration(config).eval()
+    model = kit.seeded(LlavaNextVideoForConditionalGeneration, config)
     image_processor = LlavaNextImageProcessorPil(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28},
                                                  image_grid_pinpoints=pinpoints)
     _save(folder, model, tok, image_processor, template=VICUNA, eos=ids["</s>"], pad=ids["<unk>"],
@@ -125,20 +100,15 @@ def llava_next_video(folder: Path) -> TinyCheckpoint:
 
 def video_llava(folder: Path) -> TinyCheckpoint:
     """Video-LLaVA (LanguageBind/Video-LLaVA-7B-hf): CLIP tower, its own PIL image processor, vicuna template."""
-    import torch
     from transformers import VideoLlavaConfig, VideoLlavaForConditionalGeneration
     from transformers.models.video_llava.image_processing_video_llava import VideoLlavaImageProcessor
 
-    tok = byte_tokenizer(["<image>", "<video>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>",
-                         template=VICUNA)
-    ids = _ids(tok, "<image>", "<video>", "</s>", "<unk>")
+    tok, ids = kit.vicuna_tokenizer(VICUNA, video=True)
     config = VideoLlavaConfig(
-        vision_config=CLIP_28,
-        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        vision_config=kit.CLIP_28, text_config=kit.llama_text(tok, ids["<unk>"]),
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
         image_seq_length=4, video_seq_length=8)
-    torch.manual_seed(0)
-    model = VideoLlavaForConditionalGeneration(config).eval()
+    model = kit.seeded(VideoLlavaForConditionalGeneration, config)
     image_processor = VideoLlavaImageProcessor(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
     _save(folder, model, tok, image_processor, template=VICUNA, eos=ids["</s>"], pad=ids["<unk>"],
           processor_config={"processor_class": "VideoLlavaProcessor", "patch_size": 14,
@@ -161,31 +131,25 @@ def instructblip(folder: Path, *, template: str | None = INSTRUCTBLIP) -> TinyCh
     """InstructBLIP (Salesforce/instructblip-vicuna-7b): BLIP vision tower, Q-Former, Llama text; the real
     BlipImageProcessor (PIL). `template`: written as chat_template.jinja beside the processor (None: none, as
     the real checkpoints)."""
-    import torch
     from transformers import InstructBlipConfig, InstructBlipForConditionalGeneration, InstructBlipProcessor
     from transformers.models.blip.image_processing_pil_blip import BlipImageProcessorPil
 
     # no `image_token` attribute on the tokenizer, as the real one: the processor adds "<image>" itself (with
     # the attribute set, transformers 5.24's InstructBlipProcessor fails on `str.content`)
-    tok = byte_tokenizer(["<image>", "</s>", "<unk>", "<s>"], eos="</s>", pad="<unk>", bos="<s>")
+    tok, ids = kit.vicuna_tokenizer(None)
     qformer_tok = byte_tokenizer(["[PAD]", "[SEP]"], eos="[SEP]", pad="[PAD]")
-    ids = _ids(tok, "<image>", "</s>", "<unk>")
     config = InstructBlipConfig(
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
                        "image_size": 28, "patch_size": 14},
         qformer_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
                         "encoder_hidden_size": 32, "vocab_size": len(qformer_tok), "cross_attention_frequency": 1},
-        text_config={"model_type": "llama", **_text(vocab_size=len(tok), pad_token_id=ids["<unk>"])},
+        text_config=kit.llama_text(tok, ids["<unk>"]),
         num_query_tokens=4, image_token_index=ids["<image>"])
-    torch.manual_seed(0)
-    model = InstructBlipForConditionalGeneration(config).eval()
+    model = kit.seeded(InstructBlipForConditionalGeneration, config)
     image_processor = BlipImageProcessorPil(size={"height": 28, "width": 28})
     processor = InstructBlipProcessor(image_processor=image_processor, tokenizer=tok, qformer_tokenizer=qformer_tok,
                                       num_query_tokens=4)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<unk>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    kit.save_processor(folder, model, processor, eos=ids["</s>"], pad=ids["<unk>"])
     if template is not None:
         (folder / "chat_template.jinja").write_text(template)
     return TinyCheckpoint("instructblip", folder, type(model).__name__, "<image>", has_template=template is not None)
@@ -195,9 +159,7 @@ def lfm3_vl(folder: Path) -> TinyCheckpoint:
     """LFM3-VL: its own vision tower (16-px patches, 2x2 merge), LFM3 hybrid text, Lfm3VlProcessor with the
     Qwen2-VL PIL image processor, ChatML with vision-start/pad/end (the processor's default image token; the
     real checkpoint's template was not compared)."""
-    import torch
     from transformers import Lfm3VlConfig, Lfm3VlForConditionalGeneration
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     template = chatml("<|vision_start|><|image_pad|><|vision_end|>")
     tok = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>", template=template)
@@ -213,10 +175,8 @@ def lfm3_vl(folder: Path) -> TinyCheckpoint:
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         projector_hidden_size=32)
-    torch.manual_seed(0)
-    model = Lfm3VlForConditionalGeneration(config).eval()
-    image_processor = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
-                                               min_pixels=32 * 32, max_pixels=4 * 32 * 32)
+    model = kit.seeded(Lfm3VlForConditionalGeneration, config)
+    image_processor = kit.qwen2vl_image_processor(16)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "Lfm3VlProcessor"})
     return TinyCheckpoint("lfm3_vl", folder, type(model).__name__, "<|image_pad|>")
@@ -225,7 +185,6 @@ def lfm3_vl(folder: Path) -> TinyCheckpoint:
 def video_llama_3(folder: Path) -> TinyCheckpoint:
     """VideoLLaMA 3: SigLIP-style vision encoder (14-px patches, 2x2 merge), Qwen2 text, its own PIL image
     processor, ChatML with <|image_pad|> (the processor's default image token)."""
-    import torch
     from transformers import VideoLlama3Config, VideoLlama3ForConditionalGeneration
     from transformers.models.video_llama_3.image_processing_pil_video_llama_3 import VideoLlama3ImageProcessorPil
 
@@ -237,8 +196,7 @@ def video_llama_3(folder: Path) -> TinyCheckpoint:
                        "patch_size": 14},
         text_config={"model_type": "qwen2", **_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"])},
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"])
-    torch.manual_seed(0)
-    model = VideoLlama3ForConditionalGeneration(config).eval()
+    model = kit.seeded(VideoLlama3ForConditionalGeneration, config)
     image_processor = VideoLlama3ImageProcessorPil(patch_size=14, merge_size=2, min_pixels=28 * 28,
                                                    max_pixels=4 * 28 * 28)
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
@@ -249,7 +207,6 @@ def video_llama_3(folder: Path) -> TinyCheckpoint:
 def mistral_large4(folder: Path) -> TinyCheckpoint:
     """Mistral Large 4: a Pixtral vision tower, MLA + sparse-indexer MoE text; Pixtral's processor with its PIL
     image processor (as Mistral 3's tiny checkpoint)."""
-    import torch
     from transformers import MistralLarge4Config, MistralLarge4ForConditionalGeneration
 
     tok, ids = pixtral_tokenizer()
@@ -263,8 +220,7 @@ def mistral_large4(folder: Path) -> TinyCheckpoint:
                      "index_n_heads": 2, "max_position_embeddings": 4096, "pad_token_id": ids["<pad>"],
                      "bos_token_id": ids["<s>"], "eos_token_id": ids["</s>"]},
         image_token_index=ids["[IMG]"], spatial_merge_size=2, vision_feature_layer=-1)
-    torch.manual_seed(0)
-    return save_pixtral(folder, MistralLarge4ForConditionalGeneration(config).eval(), tok, ids, "mistral_large4")
+    return save_pixtral(folder, kit.seeded(MistralLarge4ForConditionalGeneration, config), tok, ids, "mistral_large4")
 
 
 def qwen4_exp(folder: Path) -> TinyCheckpoint:

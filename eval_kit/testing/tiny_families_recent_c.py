@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from eval_kit.testing import tiny_families as kit
 from eval_kit.testing.tiny_families import TinyCheckpoint, _ids, _save, _text, byte_tokenizer, chatml
 from eval_kit.testing.tiny_families_established import _parts, _write_json
 
@@ -18,7 +19,6 @@ def aria(folder: Path) -> TinyCheckpoint:
     queries per crop, a MoE Llama-style decoder; ChatML with `<fim_prefix><|img|><fim_suffix>` per image.
     The real tower reads 490/980-px crops in 14-px patches (1225/4900 patches -> 128/256 queries); here the same
     crop sizes in 70-px patches (49/196 patches -> 4/16 queries)."""
-    import torch
     from transformers import AriaConfig, AriaForConditionalGeneration, AriaProcessor
     from transformers.models.aria.image_processing_pil_aria import AriaImageProcessorPil
 
@@ -32,16 +32,11 @@ def aria(folder: Path) -> TinyCheckpoint:
         text_config=_text(vocab_size=len(tok), pad_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
                           moe_num_experts=4, moe_topk=2, moe_num_shared_experts=1),
         projector_patch_to_query_dict={49: 4, 196: 16}, image_token_index=ids["<|img|>"])
-    torch.manual_seed(0)
-    model = AriaForConditionalGeneration(config).eval()
+    model = kit.seeded(AriaForConditionalGeneration, config)
     image_processor = AriaImageProcessorPil(max_image_size=490, min_image_size=70)
     processor = AriaProcessor(image_processor=image_processor, tokenizer=tok, chat_template=template,
                               size_conversion={490: 4, 980: 16})
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    kit.save_processor(folder, model, processor, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"])
     return TinyCheckpoint("aria", folder, type(model).__name__, "<|img|>")
 
 
@@ -60,7 +55,6 @@ COMPASS_SPECIALS = ["<BOS_TOKEN>", "<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF
 def cohere_compass(folder: Path) -> TinyCheckpoint:
     """Cohere Compass (CohereLabs/North-Micro-Vision-Instruct): a Qwen3-VL-style vision tower (16-px patches,
     2x2 merge, DeepStack), a Cohere decoder with 3D mrope; its own PIL image processor (Qwen2-VL-like)."""
-    import torch
     from transformers import CohereCompassConfig, CohereCompassForConditionalGeneration
     from transformers.models.cohere_compass.image_processing_pil_cohere_compass import (
         CohereCompassImageProcessorPil,
@@ -79,8 +73,7 @@ def cohere_compass(folder: Path) -> TinyCheckpoint:
     config = CohereCompassConfig(text_config=text, vision_config=vision, image_token_id=ids["<|IMAGE_PAD|>"],
                                  video_token_id=ids["<|VIDEO_PAD|>"], vision_start_token_id=ids["<|VISION_START|>"],
                                  vision_end_token_id=ids["<|VISION_END|>"])
-    torch.manual_seed(0)
-    model = CohereCompassForConditionalGeneration(config).eval()
+    model = kit.seeded(CohereCompassForConditionalGeneration, config)
     image_processor = CohereCompassImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
                                                      size={"shortest_edge": 32 * 32, "longest_edge": 4 * 32 * 32})
     _save(folder, model, tok, image_processor, template=COMPASS_TEMPLATE, eos=ids["<|END_OF_TURN_TOKEN|>"],
@@ -97,7 +90,6 @@ def cosmos3_edge(folder: Path) -> TinyCheckpoint:
     """Cosmos 3 Edge (nvidia/Cosmos3-Edge): a SigLIP2-style vision tower (16-px patches, resized position
     embeddings, 2x2 merge into an MLP projector), a relu2 decoder with 3D mrope; its own PIL image processor;
     ChatML turns, each image `<|vision_start|><|image_pad|><|vision_end|>`."""
-    import torch
     from transformers import Cosmos3EdgeConfig, Cosmos3EdgeForConditionalGeneration
     from transformers.models.cosmos3_edge.image_processing_pil_cosmos3_edge import Cosmos3EdgeImageProcessorPil
 
@@ -112,8 +104,7 @@ def cosmos3_edge(folder: Path) -> TinyCheckpoint:
     config = Cosmos3EdgeConfig(text_config=text, vision_config=vision, projector_hidden_size=64,
                                image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
                                vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
-    torch.manual_seed(0)
-    model = Cosmos3EdgeForConditionalGeneration(config).eval()
+    model = kit.seeded(Cosmos3EdgeForConditionalGeneration, config)
     image_processor = Cosmos3EdgeImageProcessorPil(size={"shortest_edge": 32 * 32, "longest_edge": 4 * 32 * 32})
     _save(folder, model, tok, image_processor, template=template, eos=ids["<|im_end|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "Cosmos3EdgeProcessor"})
@@ -136,10 +127,8 @@ def dots3_note(folder: Path) -> TinyCheckpoint:
     """dots3 Note (dots-studio/dots3-note-prev): a MoE vision tower (dense here) with a 2x2 merging adapter, an
     audio encoder (1 layer here), an MLA / MoE decoder (full attention here, no indexed attention); Qwen2-VL's
     PIL image processor (14-px patches), the family's own audio feature extractor; dots turns."""
-    import torch
     from transformers import Dots3NoteConfig, Dots3NoteForConditionalGeneration, Dots3NoteProcessor
     from transformers.models.dots3_note.feature_extraction_dots3_note import Dots3NoteFeatureExtractor
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     from eval_kit.runners import image_only
 
@@ -161,18 +150,12 @@ def dots3_note(folder: Path) -> TinyCheckpoint:
     config = Dots3NoteConfig(text_config=text, vision_config=vision, audio_config=audio,
                              image_token_id=ids["<|imgpad|>"], video_token_id=ids["<|video_pad|>"],
                              audio_token_id=ids["<|audio_comp_pad|>"])
-    torch.manual_seed(0)
-    model = Dots3NoteForConditionalGeneration(config).eval()
-    image_processor = Qwen2VLImageProcessorPil(patch_size=14, merge_size=2, temporal_patch_size=1,
-                                               min_pixels=28 * 28, max_pixels=4 * 28 * 28)
+    model = kit.seeded(Dots3NoteForConditionalGeneration, config)
+    image_processor = kit.qwen2vl_image_processor(14, temporal=1)
     processor = image_only._image_only_class(Dots3NoteProcessor)(
         image_processor=image_processor, tokenizer=tok, video_processor=image_only._no_video_class()(),
         feature_extractor=Dots3NoteFeatureExtractor(feature_size=16), chat_template=DOTS_TEMPLATE)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id = ids["<|endofresponse|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    kit.save_processor(folder, model, processor, eos=ids["<|endofresponse|>"], pad=ids["<|endoftext|>"])
     # its processor class (not the image-only stand-in's) and a video processor slot, Qwen2-VL's (torchvision-only)
     # as its image processor is Qwen2-VL's: what a machine with torchvision would build
     _write_json(folder / "processor_config.json", {
@@ -201,7 +184,6 @@ ERNIE_TOKENS = {"image_token": "<|IMAGE_PLACEHOLDER|>", "image_start_token": "<|
 def ernie4_5_vl_moe(folder: Path) -> TinyCheckpoint:
     """ERNIE-4.5-VL (baidu/ERNIE-4.5-VL-28B-A3B): a ViT with 2D rope (14-px patches, 2x2 merge) and a resampler,
     a decoder with separate text and vision experts and 3D rope; its own PIL image processor."""
-    import torch
     from transformers import Ernie4_5_VLMoeConfig, Ernie4_5_VLMoeForConditionalGeneration
     from transformers.models.ernie4_5_vl_moe.image_processing_pil_ernie4_5_vl_moe import (
         Ernie4_5_VLMoeImageProcessorPil,
@@ -222,8 +204,7 @@ def ernie4_5_vl_moe(folder: Path) -> TinyCheckpoint:
         image_start_token_id=ids["<|IMAGE_START|>"], image_end_token_id=ids["<|IMAGE_END|>"],
         video_token_id=ids["<|VIDEO_PLACEHOLDER|>"], video_start_token_id=ids["<|VIDEO_START|>"],
         video_end_token_id=ids["<|VIDEO_END|>"])
-    torch.manual_seed(0)
-    model = Ernie4_5_VLMoeForConditionalGeneration(config).eval()
+    model = kit.seeded(Ernie4_5_VLMoeForConditionalGeneration, config)
     image_processor = Ernie4_5_VLMoeImageProcessorPil(size={"shortest_edge": 28 * 28, "longest_edge": 4 * 28 * 28})
     _save(folder, model, tok, image_processor, template=ERNIE_TEMPLATE, eos=ids["<|end_of_sentence|>"],
           pad=ids["<pad>"], processor_config={"processor_class": "Ernie4_5_VLMoeProcessor"})
@@ -250,7 +231,6 @@ def chameleon(folder: Path) -> TinyCheckpoint:
     """Chameleon (facebook/chameleon-7b): early fusion, a VQ-VAE turns each image into codebook tokens of the
     BPE vocabulary (512-px images into 32x32 = 1024 tokens in the real one; 16-px into 4x4 = 16 here); its own
     PIL image processor; a Llama-style decoder."""
-    import torch
     from transformers import ChameleonConfig, ChameleonForConditionalGeneration, ChameleonProcessor
     from transformers.models.chameleon.image_processing_pil_chameleon import ChameleonImageProcessorPil
 
@@ -265,15 +245,11 @@ def chameleon(folder: Path) -> TinyCheckpoint:
         vq_config={"embed_dim": 4, "num_embeddings": 16, "latent_channels": 4, "resolution": 16, "base_channels": 32,
                    "channel_multiplier": [1, 1, 1], "num_res_blocks": 1},
         vocabulary_map={"<image>": ids["<image>"], **_ids(tok, *codes)})
-    torch.manual_seed(0)
-    model = ChameleonForConditionalGeneration(config).eval()
+    model = kit.seeded(ChameleonForConditionalGeneration, config)
     image_processor = ChameleonImageProcessorPil(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16})
     processor = ChameleonProcessor(image_processor=image_processor, tokenizer=tok, image_seq_length=16)
     processor.chat_template = CHAMELEON_TEMPLATE
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id, model.generation_config.pad_token_id = ids["</s>"], ids["<pad>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    kit.save_processor(folder, model, processor, eos=ids["</s>"], pad=ids["<pad>"])
     return TinyCheckpoint("chameleon", folder, type(model).__name__, "<image>")
 
 
@@ -293,7 +269,6 @@ def emu3(folder: Path) -> TinyCheckpoint:
     """Emu3 (BAAI/Emu3-Chat-hf): early fusion, a VQ-VAE (8x spatial downsampling, as the real one) turns each
     image into `<|visual token N|>` tokens of the BPE vocabulary, one row end per row; its own (PIL) image
     processor, 16-32 px images here; a Llama-style decoder."""
-    import torch
     from transformers import Emu3Config, Emu3ForConditionalGeneration, Emu3Processor
     from transformers.models.emu3.image_processing_emu3 import Emu3ImageProcessor
 
@@ -308,15 +283,10 @@ def emu3(folder: Path) -> TinyCheckpoint:
                    "channel_multiplier": [1, 1, 1, 1], "num_res_blocks": 1, "attn_resolutions": [],
                    "temporal_downsample_factor": 4, "hidden_size": 32, "num_attention_heads": 1},
         vocabulary_map={"<image>": ids["<image>"], "<|extra_200|>": ids["<|extra_200|>"], **_ids(tok, *codes)})
-    torch.manual_seed(0)
-    model = Emu3ForConditionalGeneration(config).eval()
+    model = kit.seeded(Emu3ForConditionalGeneration, config)
     image_processor = Emu3ImageProcessor(min_pixels=16 * 16, max_pixels=32 * 32, spatial_factor=8)
     processor = Emu3Processor(image_processor=image_processor, tokenizer=tok, chat_template=EMU3_TEMPLATE)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.generation_config.eos_token_id = ids["<|endoftext|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    kit.save_processor(folder, model, processor, eos=ids["<|endoftext|>"], pad=ids["<|endoftext|>"])
     return TinyCheckpoint("emu3", folder, type(model).__name__, "<image>")
 
 

@@ -10,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from eval_kit.testing import tiny_families as kit
 from eval_kit.testing.tiny_families import QWEN_SPECIALS, TinyCheckpoint, _ids, _save, _text, byte_tokenizer
 from eval_kit.testing.tiny_families_established import GLM_SPECIALS, GLM_TEMPLATE, _parts
+
+
+def glm_token_ids(ids: dict[str, int]) -> dict[str, int]:
+    """The image / video token ids a GLM-style config names, from the GLM tokenizer's `ids`."""
+    return {"image_token_id": ids["<|image|>"], "video_token_id": ids["<|video|>"],
+            "image_start_token_id": ids["<|begin_of_image|>"], "image_end_token_id": ids["<|end_of_image|>"],
+            "video_start_token_id": ids["<|begin_of_video|>"], "video_end_token_id": ids["<|end_of_video|>"]}
 
 
 # ---- GLM (glmga): GLM-4.6V's model and processor classes, its own config and image processor -------------
@@ -19,7 +27,6 @@ def glmga(folder: Path) -> TinyCheckpoint:
     """glmga: transformers maps it to GLM-4.6V's model class (Glm46VForConditionalGeneration) and has no
     processor mapping for it; the checkpoint names `Glm46VProcessor` in processor_config.json (as GLM-4.6V's
     do), with glmga's own PIL image processor."""
-    import torch
     from transformers import AutoModelForImageTextToText, GlmgaConfig
     from transformers.models.glmga.image_processing_pil_glmga import GlmgaImageProcessorPil
 
@@ -31,12 +38,8 @@ def glmga(folder: Path) -> TinyCheckpoint:
     vision = {"model_type": "glm4v_vision", "depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2,
               "patch_size": 14, "image_size": 28, "spatial_merge_size": 2, "temporal_patch_size": 2,
               "out_hidden_size": 32}
-    config = GlmgaConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image|>"],
-                         video_token_id=ids["<|video|>"], image_start_token_id=ids["<|begin_of_image|>"],
-                         image_end_token_id=ids["<|end_of_image|>"], video_start_token_id=ids["<|begin_of_video|>"],
-                         video_end_token_id=ids["<|end_of_video|>"])
-    torch.manual_seed(0)
-    model = AutoModelForImageTextToText.from_config(config).eval()
+    config = GlmgaConfig(text_config=text, vision_config=vision, **glm_token_ids(ids))
+    model = kit.seeded(AutoModelForImageTextToText.from_config, config)
     image_processor = GlmgaImageProcessorPil(size={"shortest_edge": 28 * 28, "longest_edge": 4 * 28 * 28},
                                              patch_size=14, merge_size=2, temporal_patch_size=2)
     _save(folder, model, tok, image_processor, template=GLM_TEMPLATE, eos=ids["<|user|>"], pad=ids["<|endoftext|>"],
@@ -74,8 +77,7 @@ def granite4_vision(folder: Path) -> TinyCheckpoint:
         image_token_index=ids["<image>"], image_grid_pinpoints=pinpoints, vision_feature_select_strategy="full",
         vision_feature_layer=-1, downsample_rate="1/2", deepstack_layer_map=[[1, 0]], spatial_vision_layer=-1,
         spatial_target_layers=[1, 2, 3, 4], projector_dropout=0.0)
-    torch.manual_seed(0)
-    model = Granite4VisionForConditionalGeneration(config).eval()
+    model = kit.seeded(Granite4VisionForConditionalGeneration, config)
     image_processor = LlavaNextImageProcessorPil(size={"height": 56, "width": 56},
                                                  crop_size={"height": 56, "width": 56},
                                                  image_grid_pinpoints=pinpoints, do_center_crop=False)
@@ -98,7 +100,6 @@ def glm5_next(folder: Path) -> TinyCheckpoint:
     vision tower (14-px patches, 2x2 merge) and Glm5NextProcessor with its PIL image processor (1-8 image
     tokens here); the GLM chat template. Runs on transformers' PyTorch reference kernels (no
     flash-linear-attention / causal-conv1d needed)."""
-    import torch
     from transformers import Glm5NextConfig, Glm5NextForConditionalGeneration
     from transformers.models.glm5_next.image_processing_pil_glm5_next import Glm5NextImageProcessorPil
 
@@ -113,12 +114,8 @@ def glm5_next(folder: Path) -> TinyCheckpoint:
     vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "patch_size": 14,
               "image_size": 28, "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
               "projection_intermediate_size": 64}
-    config = Glm5NextConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image|>"],
-                            video_token_id=ids["<|video|>"], image_start_token_id=ids["<|begin_of_image|>"],
-                            image_end_token_id=ids["<|end_of_image|>"], video_start_token_id=ids["<|begin_of_video|>"],
-                            video_end_token_id=ids["<|end_of_video|>"])
-    torch.manual_seed(0)
-    model = Glm5NextForConditionalGeneration(config).eval()
+    config = Glm5NextConfig(text_config=text, vision_config=vision, **glm_token_ids(ids))
+    model = kit.seeded(Glm5NextForConditionalGeneration, config)
     image_processor = Glm5NextImageProcessorPil(min_image_tokens=1, max_image_tokens=8)
     _save(folder, model, tok, image_processor, template=GLM_TEMPLATE, eos=ids["<|user|>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "Glm5NextProcessor"})
@@ -139,7 +136,6 @@ def hy_v4_vl(folder: Path) -> TinyCheckpoint:
     """HY-V4-VL: two decoder layers (dense, then MoE), MLA attention with the DSA indexer, two
     hyper-connection streams; a one-layer vision tower (16-px patches, 2x2 merge, a newline token per merged
     row) and HYV4VLProcessor with its PIL image processor (32-64 px sides here)."""
-    import torch
     from transformers import HYV4VLConfig, HYV4VLForConditionalGeneration
     from transformers.models.hy_v4_vl.image_processing_pil_hy_v4_vl import HYV4VLImageProcessorPil
 
@@ -155,8 +151,7 @@ def hy_v4_vl(folder: Path) -> TinyCheckpoint:
               "out_hidden_size": 32, "patch_size": 16, "spatial_merge_size": 2, "max_image_size": 64}
     config = HYV4VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
                           video_token_id=ids["<|video_pad|>"])
-    torch.manual_seed(0)
-    model = HYV4VLForConditionalGeneration(config).eval()
+    model = kit.seeded(HYV4VLForConditionalGeneration, config)
     image_processor = HYV4VLImageProcessorPil(size={"shortest_edge": 32 * 32, "longest_edge": 64 * 64})
     _save(folder, model, tok, image_processor, template=HY4, eos=ids["<｜hy_eos｜>"], pad=ids["<|endoftext|>"],
           processor_config={"processor_class": "HYV4VLProcessor"})

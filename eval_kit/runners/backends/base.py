@@ -62,6 +62,14 @@ class Backend:
         """Load the model (once). The runner calls it after checking the run folder, so a run that would be
         refused (another run's folder) fails before minutes of loading; `generate` must load it when needed."""
 
+    def notices(self) -> list[str]:
+        """Lines the user must see at run start, once the model is loaded (e.g. a placeholder image is sent)."""
+        return []
+
+    def run_facts(self) -> dict[str, Any]:
+        """metadata.json fields about how this backend ran the run (e.g. `placeholder_image`); {}: none."""
+        return {}
+
     def prepare(self, sample: Request) -> Request:
         """Make one sample ready to send; the harness calls it on a pool of threads, ahead of need, so
         `generate` never waits on image decoding. Default: decode its (lazily opened) images to RGB. An

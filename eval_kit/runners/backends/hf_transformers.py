@@ -13,6 +13,9 @@ where it cannot run). A text-only causal LM (`AutoModelForCausalLM` with a chat 
 paper's Qwen2.5 / Qwen3 agents) runs on a benchmark whose prompts carry no images, through its tokenizer;
 on an image benchmark it is refused. A sample with images whose inputs carry no image tokens or pixels
 fails (`NoImageInputs`): a template that renders no image placeholder must not give text-only answers.
+A family whose generate() needs pixels on every prompt (`families.text_placeholder`: InstructBLIP) gets, on a
+benchmark whose prompts carry no images, one uniform grey image (`families.PLACEHOLDER_IMAGE`) before each
+prompt's text: part of the settings (every key), said at run start (`notices`), in metadata.json.
 """
 
 from __future__ import annotations
@@ -65,6 +68,10 @@ class TransformersBackend(Backend):
         quantization.check_checkpoint(self.checkpoint.get("quantization_config"), model)
         self.prompt_format = "chat_template"
         self.needs_images = needs_images  # False: the benchmark's prompts carry no images (SafeRelBench)
+        # a family that cannot generate without pixels, on such a benchmark: why it gets the placeholder image
+        model_type = (model_files.read_json_file(model, "config.json", revision) or {}).get("model_type")
+        self.placeholder_reason = families.text_placeholder(str(model_type or ""), needs_images)
+        self.placeholder_image: Any = None  # made at load, at the image processor's size
         self.model: Any = None
 
     def load(self) -> None:
@@ -111,6 +118,8 @@ class TransformersBackend(Backend):
             self.call_args = processor_args_module.apply(self.processor, self.processor_args, model)
             qformer_text.limit(self.processor, config)  # InstructBLIP: the Q-Former's text fits its positions
             self.prompt_format = prompt_format(self.processor)
+            if self.placeholder_reason:
+                self.placeholder_image = placeholder_image(self.processor)
         if self.prompt_format != "paligemma":
             # the template is checked on the object the run calls (a chat_template.jinja beside a processor
             # that has none, e.g. InstructBLIP's, reaches only the tokenizer: the processor is given it)
@@ -145,12 +154,37 @@ class TransformersBackend(Backend):
             settings["processor_args"] = self.processor_args
         if self.checkpoint:
             settings["checkpoint"] = self.checkpoint
+        if self.placeholder_reason:
+            settings["placeholder_image"] = families.PLACEHOLDER_IMAGE
         return settings
+
+    def notices(self) -> list[str]:
+        if not self.placeholder_reason:
+            return []
+        size = "x".join(map(str, self.placeholder_image.size)) if self.placeholder_image is not None else "?"
+        return [f"{self.family}: {self.placeholder_reason}, so each text-only prompt is sent with a placeholder "
+                f"image ({size} uniform grey); metadata.json records it as placeholder_image"]
+
+    def run_facts(self) -> dict[str, Any]:
+        if not self.placeholder_reason:
+            return {}
+        return {"placeholder_image": f"{families.PLACEHOLDER_IMAGE}, before the text of every prompt: "
+                                     f"{self.family}: {self.placeholder_reason}"}
+
+    def images_of(self, sample: Request) -> list[Any]:
+        """The images the model is given for `sample`: its own, or the placeholder where it has none and the
+        family cannot generate without one."""
+        if not sample.images and self.placeholder_image is not None:
+            return [self.placeholder_image]
+        return list(sample.images)
 
     def conversation(self, sample: Request) -> list[dict[str, Any]]:
         if self.prompt_format == "text_llm":  # a text LLM's template reads content as a string
             return text_messages(sample.messages)
-        return fill_images(sample.messages, sample.images,
+        messages = sample.messages
+        if not sample.images and self.placeholder_image is not None:
+            messages = with_leading_image(messages)
+        return fill_images(messages, self.images_of(sample),
                            lambda img: {"type": "image", "image": limit_pixels(img, self.max_pixels)})
 
     def inputs(self, samples: Sequence[Request]):
@@ -168,12 +202,13 @@ class TransformersBackend(Backend):
                 conversations, tokenize=True, add_generation_prompt=True, return_dict=True, return_tensors="pt",
                 processor_kwargs={"padding": True, **self.call_args})
         except (ValueError, TypeError) as exc:
-            if any(s.images for s in samples):  # the family's name with the processor's own reason
+            if any(self.images_of(s) for s in samples):  # the family's name with the processor's own reason
                 raise NoImageInputs(f"{self.family}: {' '.join(str(exc).split())[:160]}") from None
             # a text-only batch to a processor that insists on images (PaliGemma): the tokenizer, same template
             batch = tokenizer_inputs(self.tokenizer, [text_messages(s.messages) for s in samples],
                                      getattr(self.processor, "chat_template", None))
-        check_images_reached(batch, samples, self.processor, self.family, model_image_token_id(self.model))
+        check_images_reached(batch, samples, self.processor, self.family, model_image_token_id(self.model),
+                             with_images=[bool(self.images_of(s)) for s in samples])
         half_pixels_to_model_dtype(batch, self.model)
         return batch.to(self.device)
 
@@ -269,11 +304,14 @@ def half_pixels_to_model_dtype(batch: Any, model: Any) -> None:
 
 
 def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any, family: str,
-                         model_token_id: int | None = None) -> None:
+                         model_token_id: int | None = None, with_images: Sequence[bool] | None = None) -> None:
     """Raise `NoImageInputs` when a sample has images but its row has no image token, or the batch no pixels.
     A row counts as having image tokens when it has the processor's image token or the model's
-    (`model_token_id`): Ovis2's processor names its placeholder `<image>` but expands it to `<IMG_ATOM>`s."""
-    with_images = [i for i, s in enumerate(samples) if s.images]
+    (`model_token_id`): Ovis2's processor names its placeholder `<image>` but expands it to `<IMG_ATOM>`s.
+    `with_images`: which samples were sent with an image (default: those that have one; the placeholder
+    image counts too)."""
+    flags = [bool(s.images) for s in samples] if with_images is None else list(with_images)
+    with_images = [i for i, flag in enumerate(flags) if flag]
     if not with_images:
         return
     has_pixels = any("pixel" in key for key in batch)
@@ -288,6 +326,36 @@ def check_images_reached(batch: Any, samples: Sequence[Request], processor: Any,
         what = "no pixels" if not has_pixels else "no image tokens"
         raise NoImageInputs(f"{family}: the model inputs of a sample with images carry {what} (the chat template "
                             "renders no image placeholder?); it would be answered text-only")
+
+
+def placeholder_image(processor: Any) -> Any:
+    """`families.PLACEHOLDER_IMAGE`: uniform mid-grey, at the size the image processor resizes to (224 x 224
+    where it names none). Mid-grey is about the mean the processors normalise by, so its pixels are near 0."""
+    from PIL import Image
+
+    size = getattr(getattr(processor, "image_processor", None), "size", None)  # a dict or a SizeDict
+
+    def edge(name: str) -> int | None:
+        value = size.get(name) if isinstance(size, dict) else getattr(size, name, None)
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+    if edge("height") and edge("width"):
+        width, height = edge("width"), edge("height")
+    else:
+        width = height = edge("shortest_edge") or 224
+    return Image.new("RGB", (width, height), (128, 128, 128))
+
+
+def with_leading_image(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with one image part before the first user turn's text (where the placeholder goes)."""
+    out = [dict(m) for m in messages]
+    for message in out:
+        if message.get("role") == "user":
+            content = message["content"]
+            parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            message["content"] = [{"type": "image"}, *parts]
+            break
+    return out
 
 
 def prompt_format(processor: Any) -> str:
