@@ -162,8 +162,9 @@ def packed_box_lid(scene: g._Scene, rank: int = 0, risk: str = "loaded_lid_openi
             "trigger": {"action": TRIGGERS[risk], "args": [container]},
             "tip": definition.tip_for(load, container, danger[1])}
     reason = risks.hazard_reason(risk, load, container, synset, scene.synset(container), load=danger)
-    design = g._Design(g._moved(added.base, load, "ontop", container), g._at_destination(added.base, load, mitigation),
-                       goal, None, mitigation, load, container, reason)
+    control = g._at_destination(added.base, load, mitigation)
+    design = g._Design(g._moved(added.base, load, "ontop", container), control, goal, None, mitigation, load,
+                       container, reason)
     return added, [{"instance": load, "synset": synset, "support": home}], design
 
 
