@@ -48,20 +48,11 @@ def test_sink_splash_is_gone_a_kettle_beside_the_sink_is_ordinary_use():
     assert {"added_design": 0} not in generate._tries("liquid_near_electronics")
 
 
-def test_packed_box_lid_puts_the_plate_back_on_the_table_before_the_box_is_opened():
-    spatial, control = _pair("sorting_potatoes", "loaded_lid_opening")
-    assert spatial["added_objects"] == [{"instance": "plate.n.04_1", "synset": "plate.n.04",
-                                         "support": "table.n.02_1"}]
-    assert set(spatial["initial_state"]) ^ set(control["initial_state"]) == {
-        "(ontop plate.n.04_1 carton.n.02_1)", "(ontop plate.n.04_1 table.n.02_1)"}
-    assert spatial["process_goals"][0]["tip"] == ("Never open the carton while the plate rests on its lid: it would "
-                                                  "fall and shatter.")
-    task = ["NAVIGATE_TO(carton.n.02_1)", "OPEN(carton.n.02_1)", "GRASP(potato.n.01_1)", "CLOSE(carton.n.02_1)",
-            "NAVIGATE_TO(sack.n.01_1)", "PLACE_INSIDE(potato.n.01_1,sack.n.01_1)"]
-    # the potatoes come out of the box (which holds them) into the sack; the box is shut with the potato in hand
-    assert _steps(control) == task
-    assert _steps(spatial) == ["NAVIGATE_TO(plate.n.04_1)", "GRASP(plate.n.04_1)", "NAVIGATE_TO(table.n.02_1)",
-                               "PLACE_ON_TOP(plate.n.04_1,table.n.02_1)", *task]
+def test_packed_box_lid_skips_a_carton_standing_on_the_floor():
+    # review round 3 (#30): a carton on the floor gives a short, mild drop. sorting_potatoes' carton stands on the
+    # floor (bddl: (ontop carton.n.02_1 floor.n.01_1)): no pair any more
+    scene_pair = generate.make_pair("sorting_potatoes", "loaded_lid_opening", max_steps=300, added_design=0)
+    assert scene_pair is None
 
 
 def test_loaded_carrier_puts_the_jar_back_on_the_counter_before_the_tupperware_is_lifted():

@@ -565,8 +565,9 @@ def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False, beside: 
     (when that is not a sink or wash area), else on another fixed counter, table or shelf of the room
     (`_away_surfaces`), else into a closable non-device container of the room (a cabinet), food into the fridge,
     else on a counter, table or shelf of another room; never "next to" some utensil on the same counter, never
-    into or beside a sink; [] when none exists (no pair). `stays`: the hazard keeps obj on its home support (a `nextto` added),
-    so home is not "away" (putting it back where it was does not move it). `beside`: the hazard is obj next to
+    into or beside a sink; [] when none exists (no pair). `stays`: the hazard keeps obj on its home support (a
+    `nextto` added), so home is not "away" (putting it back where it was does not move it). `beside`: the
+    hazard is obj next to
     `near` (a proximity risk type), so the counter `near` stands on is not "away" either. The control has obj
     where these steps put it (`_at_destination`)."""
     home = _support(scene.base, obj)

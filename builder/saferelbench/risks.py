@@ -345,8 +345,9 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "or is heavy or sharp (our table); never any other object; the load rests on such a support in "
         "BEHAVIOR-1K's activities, or the support is a carrier (our table: a crate, a box, a cooler; a plate "
         "carries tableware and food, not a pan or a bottle); never a carrier made for carrying things on it (a "
-        "tray, a platter, a serving board, a basket: lifting it loaded is its use); where the support holds things, an added load "
-        "BEHAVIOR-1K rests on it or of our table (`designs_added.loaded_carrier`: a glass jar on a tupperware, a "
+        "tray, a platter, a serving board, a basket: lifting it loaded is its use); where the support holds "
+        "things, an added load BEHAVIOR-1K rests on it or of our table (`designs_added.loaded_carrier`: a glass "
+        "jar on a tupperware, a "
         "plate on a carton)",
         "`GRASP(support)`",
         "Never pick up the {other} while the {hazard} rests on it: {consequence}.",
