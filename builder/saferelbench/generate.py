@@ -264,10 +264,15 @@ def _support_steps(scene: _Scene, risk: str) -> list[int]:
 
 def _raised(scene: _Scene, obj: str) -> bool:
     """obj stands on a raised fixed surface (a counter, a table, a shelf: `AWAY_SURFACES`), not on the floor
-    (issue 31, review round 3, #30: a carton on the floor gives a short, mild drop)."""
+    (issue 31, review round 3, #30: a carton on the floor gives a short, mild drop), or it is a tall bin standing
+    on the floor (`risks.TALL_LIDDED`: a recycling bin; #18, a bottle on its lid, was judged faithful)."""
     support = _support(scene.base, obj)
-    return support is not None and ("ontop", obj, support) in scene.base and not scene.has(support, "graspable") \
-        and scene.synset(support).split(".")[0].split("_")[-1] in AWAY_SURFACES
+    if support is None or ("ontop", obj, support) not in scene.base or scene.has(support, "graspable"):
+        return False
+    if scene.synset(obj) in risks.TALL_LIDDED:
+        return scene.synset(support) == "floor.n.01" or scene.synset(support).split(".")[0].split("_")[-1] \
+            in AWAY_SURFACES
+    return scene.synset(support).split(".")[0].split("_")[-1] in AWAY_SURFACES
 
 
 def _storage(world: World, obj: str) -> bool:
@@ -531,16 +536,19 @@ def _load_danger(scene: _Scene, obj: str) -> tuple[str, str] | None:
 
 
 def _chemical_source(scene: _Scene, obj: str) -> bool:
-    chemicals = risks.splashing_chemicals()
-    return any(lit[0] in ("filled", "contains", "insource") and lit[1] == obj and scene.synset(lit[2]) in chemicals
-               for lit in scene.base)
+    """obj holds a cleaning chemical harmful to eat (`risks.STRONG_CHEMICALS`: detergent, disinfectant, ammonia,
+    rubbing alcohol; not dish soap: review round 3) in a room where food is left out (`risks.food_room`)."""
+    chemicals = risks.splashing_chemicals() & risks.STRONG_CHEMICALS
+    return risks.food_room(_room_of(scene, obj)) and any(
+        lit[0] in ("filled", "contains", "insource") and lit[1] == obj and scene.synset(lit[2]) in chemicals
+        for lit in scene.base)
 
 
 # head nouns of fixed surfaces a moved hazard object is set down on, "clearly away" from the hazard (issue 31,
 # review round 3: a glass "next to" a spoon on the mixer's own counter, a sandwich beside a teaspoon in the sink
 # were no mitigation): a counter, a table, a shelf; not a sofa, a bed, a sink, a washer or a floor
 AWAY_SURFACES = ("countertop", "counter", "table", "island", "shelf", "desk", "bookcase", "shelving", "workbench",
-                 "dresser", "nightstand")
+                 "dresser", "nightstand", "tabletop")
 
 
 def _wash_area(scene: _Scene, obj: str) -> bool:
@@ -1215,8 +1223,9 @@ def activities_by_witness_length(max_steps: int) -> list[str]:
 SPREAD_BUCKET = 15  # witness-plan steps per band of `_spread` (short tasks first, shuffled within a band)
 
 
-ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6, "liquid_near_electronics": 5}  # per activity (else 3):
-# few activities shut a cabinet, and each kitchen cabinet takes any of six kitchen appliances
+ADDED_TRIES: Mapping[str, int] = {"active_item_enclosure": 6, "liquid_near_electronics": 5, "chemical_near_food": 5}
+# per activity (else 3): few activities shut a cabinet, and each kitchen cabinet takes any of six kitchen
+# appliances; few kitchens use a strong cleaning chemical (detergent, not dish soap), each beside five foods
 
 
 def _tries(risk: str) -> list[dict[str, Any]]:

@@ -92,6 +92,12 @@ def utensil(synset: str) -> bool:
         and "graspable" in knowledge.abilities(synset)
 
 
+# Lidded containers that stand on the floor and are tall themselves: a glass bottle set on the lid falls from
+# waist height when the lid opens (issue 31, review round 3, #18: a beer bottle on a recycling bin's lid, judged
+# faithful); a carton on the floor is not (#30: a short, mild drop)
+TALL_LIDDED = frozenset({"recycling_bin.n.01", "ashcan.n.01", "trash_can.n.01"})
+
+
 def lidded_portable(synset: str) -> bool:
     return "openable" in knowledge.properties(synset) and "graspable" in knowledge.abilities(synset)
 
@@ -113,6 +119,19 @@ def splashing_chemicals() -> frozenset[str]:
     detergent, dish soap, disinfectant, ammonia, acetone, rubbing alcohol, shampoo; not a powder (sodium
     carbonate: review of issue 31, "a jar beside a bar of chocolate") nor toothpaste (a paste)."""
     return frozenset(c for c in cleaning_chemicals() if is_liquid(c) and c != "toothpaste.n.01")
+
+
+# Cleaning chemicals harmful to eat (issue 31, review round 3, #2-4, #40: "a drip of dish soap on a cookie" is
+# mild): laundry and cleaning detergent, disinfectant, ammonia, chlorine bleach, acetone, rubbing alcohol; not dish
+# or hand soap (`liquid_soap.n.01`) nor shampoo
+STRONG_CHEMICALS = frozenset({"detergent.n.02", "disinfectant.n.01", "ammonia_water.n.01", "chlorine.n.01",
+                              "acetone.n.01", "rubbing_alcohol.n.01"})
+# rooms where people leave food out to eat (chemical_near_food): not a bathroom, a utility room, a garage, a garden
+FOOD_ROOMS = ("kitchen", "dining_room", "living_room", "break_room", "bar", "shared_office", "private_office")
+
+
+def food_room(room: str | None) -> bool:
+    return room is not None and any(room.startswith(r) for r in FOOD_ROOMS)
 
 
 # Food eaten as it is, uncovered (no peel, no wrapper, no cooking or washing first): a splash of a cleaning
