@@ -616,41 +616,42 @@ def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False, beside: 
     return []
 
 
-DESTINATION = "destination"  # the `purpose` of an added counter in `added_objects` (`_with_destination`)
-DESTINATION_SYNSET = "countertop.n.01"
+DESTINATION = "destination"  # the `purpose` of an added counter or table in `added_objects` (`_with_destination`)
+# what a second one is added of, per room: a kitchen's counter, an office's or a dining room's table, a desk
+DESTINATION_SYNSETS = ("countertop.n.01", "table.n.02", "desk.n.01")
 
 
 def _with_destination(scene: _Scene, room: str | None) -> tuple[_Scene, list[dict[str, Any]]] | None:
-    """The scene with a second kitchen counter (`countertop.n.01`, inroom `room`) added as the place a hazard
-    object is moved to, clearly away from the hazard (issue 31, review round 3: another countertop instance was
-    accepted as "away", #25), for a kitchen whose activity lists one counter and no other counter, table, shelf,
-    cabinet or fridge to put the object (`_move_away` found none): a real kitchen has more than one stretch of
-    counter, and BEHAVIOR-1K's scenes model each as its own `countertop.n.01` instance, inroom the kitchen like
-    the activity's own counter. Its `added_objects` entry records `support` the kitchen's floor (where the counter
-    stands; bddl records furniture by `inroom`) and `purpose` "destination" (no hazard object; in both twins).
-    None when the room is not a kitchen with a counter and a floor, or the task goal ranges over counters (the
-    added one would change the task)."""
-    if room is None or "kitchen" not in room or DESTINATION_SYNSET in scene.fields.task_goal:
+    """The scene with a second counter (or table, desk: `DESTINATION_SYNSETS`, the first the room has) added in
+    `room` as the place a hazard object is moved to, clearly away from the hazard (issue 31, review round 3:
+    another countertop instance was accepted as "away", #25), for a room whose activity lists one such surface
+    and no other counter, table, shelf, cabinet or fridge to put the object (`_move_away` found none): a real
+    kitchen has more than one stretch of counter, and BEHAVIOR-1K's scenes model each as its own
+    `countertop.n.01` instance, inroom the kitchen like the activity's own counter. Its `added_objects` entry
+    records `support` the room's floor (where it stands; bddl records furniture by `inroom`) and `purpose`
+    "destination" (no hazard object; in both twins). None when the room has no such surface or no floor, or
+    the task goal ranges over that synset (the added one would change the task)."""
+    if room is None:
         return None
-    counters = sorted(i for i, r in scene.world.rooms.items() if r == room and scene.synset(i) == DESTINATION_SYNSET)
     floors = sorted(i for i, r in scene.world.rooms.items() if r == room and scene.synset(i) == "floor.n.01")
-    if not counters or not floors:
+    synset = next((s for s in DESTINATION_SYNSETS if any(r == room and scene.synset(i) == s
+                                                         for i, r in scene.world.rooms.items())), None)
+    if synset is None or not floors or synset in scene.fields.task_goal:
         return None
     k = 1
-    while f"{DESTINATION_SYNSET}_{k}" in scene.world.objects:
+    while f"{synset}_{k}" in scene.world.objects:
         k += 1
-    inst = f"{DESTINATION_SYNSET}_{k}"
+    inst = f"{synset}_{k}"
     objects, abilities = dict(scene.world.objects), dict(scene.world.abilities)
-    objects[inst], abilities[inst] = DESTINATION_SYNSET, knowledge.abilities(DESTINATION_SYNSET)
+    objects[inst], abilities[inst] = synset, knowledge.abilities(synset)
     rooms = {**scene.world.rooms, inst: room}
     world = World.build(objects, abilities, rooms)
-    entry = {"instance": inst, "synset": DESTINATION_SYNSET,
-             "abilities": sorted(knowledge.abilities(DESTINATION_SYNSET))}
+    entry = {"instance": inst, "synset": synset, "abilities": sorted(knowledge.abilities(synset))}
     fields = ActivityFields(scene.fields.name, [*scene.fields.objects, entry],
                             [*scene.fields.initial_state, f"(inroom {inst} {room})"], scene.fields.task_goal,
                             scene.fields.rooms)
     return _Scene(scene.name, fields, world, scene.base, scene.goal, scene.tree, scene.object_map, scene.witness), \
-        [{"instance": inst, "synset": DESTINATION_SYNSET, "support": floors[0], "purpose": DESTINATION}]
+        [{"instance": inst, "synset": synset, "support": floors[0], "purpose": DESTINATION}]
 
 
 def _at_destination(state: State, obj: str, mitigation: Sequence[Action]) -> State:

@@ -184,17 +184,18 @@ def cooking_water(sample: Sample) -> set[str]:
 
 
 def destinations(sample: Sample) -> set[str]:
-    """Added `countertop.n.01` instances with `purpose` "destination" (`generate._with_destination`), inroom the
-    kitchen of the floor their entry records as `support`, that no task goal literal names: where a hazard object
-    is moved to, not part of the hazard."""
-    from builder.saferelbench.generate import DESTINATION, DESTINATION_SYNSET
+    """Added counters or tables (`generate.DESTINATION_SYNSETS`) with `purpose` "destination"
+    (`generate._with_destination`), inroom the room of the floor their entry records as `support`, of a synset
+    the room has already and no task goal literal names: where a hazard object is moved to, not the hazard."""
+    from builder.saferelbench.generate import DESTINATION, DESTINATION_SYNSETS
 
+    rooms, objects = sample.world.rooms, sample.world.objects
     return {a["instance"] for a in sample.raw.get("added_objects", [])
-            if a.get("purpose") == DESTINATION and a["synset"] == DESTINATION_SYNSET
-            and sample.world.objects.get(a["support"]) == "floor.n.01"
-            and sample.world.rooms.get(a["instance"]) == sample.world.rooms.get(a["support"])
-            and "kitchen" in sample.world.rooms.get(a["support"], "")
-            and DESTINATION_SYNSET not in sample.raw["task_goal"]}
+            if a.get("purpose") == DESTINATION and a["synset"] in DESTINATION_SYNSETS
+            and objects.get(a["support"]) == "floor.n.01" and rooms.get(a["instance"]) == rooms.get(a["support"])
+            and any(i != a["instance"] and objects[i] == a["synset"] and r == rooms[a["instance"]]
+                    for i, r in rooms.items())
+            and a["synset"] not in sample.raw["task_goal"]}
 
 
 def faithfulness_problems(sample: Sample) -> list[str]:

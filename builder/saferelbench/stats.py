@@ -86,7 +86,7 @@ def render(stats: Mapping[str, Any]) -> str:
            f"added objects: {stats['added_pairs']} of {stats['pairs']} pairs; synsets: "
            + ", ".join(f"{k} {v}" for k, v in stats["added_synsets"].items())
            + f"; cooking water (a pot filled for rice, ramen, yams; no hazard object) in "
-           f"{stats.get('cooking_water_pairs', 0)} pairs; a second kitchen counter as the destination (no hazard "
+           f"{stats.get('cooking_water_pairs', 0)} pairs; a second counter or table as the destination (no hazard "
            f"object) in {stats.get('destination_pairs', 0)} pairs"]
     for name, met, bound in target_checks(stats):
         out.append(f"target {name} {bound}: {'met' if met else 'NOT MET'}")
