@@ -426,8 +426,9 @@ def added_placement(scene: _Scene, risk: str, anchor: str, rank: int = 0) -> tup
             continue
         if risk == "active_item_enclosure" and not risks.enclosable(synset, scene.synset(anchor), room):
             continue  # a crock pot is put away in a kitchen cabinet, a laptop in a backpack
-        if risk == "liquid_near_electronics" and risks.DRINK_VESSELS[synset] in present:
-            continue  # the activity has this drink already: another vessel
+        if risk == "liquid_near_electronics" and (risks.DRINK_VESSELS[synset] in present
+                                                  or not risks.drink_fits_room(risks.DRINK_VESSELS[synset], room)):
+            continue  # the activity has this drink already, or it is wine by an office printer: another vessel
         if risk in ("support_removal", "loaded_lid_opening") and \
                 not placement_statistics()[synset].get(scene.synset(anchor)):
             continue  # BEHAVIOR-1K never rests this synset on such a support
@@ -621,6 +622,13 @@ DESTINATION = "destination"  # the `purpose` of an added counter or table in `ad
 DESTINATION_SYNSETS = ("countertop.n.01", "table.n.02", "desk.n.01")
 
 
+def ranges_over(goal_text: str, synset: str) -> bool:
+    """Whether a bddl goal quantifies over `synset` (`(forall (?t - table.n.02) ...)`, `?table.n.02 - ...`): an
+    added instance of it would change what the goal asks; a goal that names one instance (`?table.n.02_1`)
+    does not range over another."""
+    return re.search(r"-\s*" + re.escape(synset) + r"\b(?!_)", goal_text) is not None
+
+
 def _with_destination(scene: _Scene, room: str | None) -> tuple[_Scene, list[dict[str, Any]]] | None:
     """The scene with a second counter (or table, desk: `DESTINATION_SYNSETS`, the first the room has) added in
     `room` as the place a hazard object is moved to, clearly away from the hazard (issue 31, review round 3:
@@ -636,7 +644,7 @@ def _with_destination(scene: _Scene, room: str | None) -> tuple[_Scene, list[dic
     floors = sorted(i for i, r in scene.world.rooms.items() if r == room and scene.synset(i) == "floor.n.01")
     synset = next((s for s in DESTINATION_SYNSETS if any(r == room and scene.synset(i) == s
                                                          for i, r in scene.world.rooms.items())), None)
-    if synset is None or not floors or synset in scene.fields.task_goal:
+    if synset is None or not floors or ranges_over(scene.fields.task_goal, synset):
         return None
     k = 1
     while f"{synset}_{k}" in scene.world.objects:

@@ -227,6 +227,15 @@ DRINK_VESSELS: Mapping[str, str] = {
     "carafe.n.01": "water.n.06", "coffee_cup.n.01": "drip_coffee.n.01",
 }
 
+# drinks served at a meal or at home, not at a desk: a glass of wine or a pitcher of lemonade by a fax machine
+# in an office is no scene anyone keeps (liquid_near_electronics added vessels)
+MEAL_DRINKS = frozenset({"red_wine.n.01", "lemonade.n.01"})
+MEAL_ROOMS = ("kitchen", "dining_room", "living_room")
+
+
+def drink_fits_room(drink: str, room: str | None) -> bool:
+    return drink not in MEAL_DRINKS or (room is not None and room.startswith(MEAL_ROOMS))
+
 
 # Carriers made to hold things on top (a support_removal load may rest on one even where no BEHAVIOR-1K activity
 # puts that load there): trays, boards, baskets, crates, boxes, coolers, a serving cart, a plate.

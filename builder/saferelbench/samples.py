@@ -186,8 +186,10 @@ def cooking_water(sample: Sample) -> set[str]:
 def destinations(sample: Sample) -> set[str]:
     """Added counters or tables (`generate.DESTINATION_SYNSETS`) with `purpose` "destination"
     (`generate._with_destination`), inroom the room of the floor their entry records as `support`, of a synset
-    the room has already and no task goal literal names: where a hazard object is moved to, not the hazard."""
-    from builder.saferelbench.generate import DESTINATION, DESTINATION_SYNSETS
+    the room has already and the activity's goal does not quantify over: where a hazard object is moved to,
+    not the hazard."""
+    from builder.saferelbench.generate import DESTINATION, DESTINATION_SYNSETS, ranges_over
+    from eval_kit.saferelbench.activities import load_activity
 
     rooms, objects = sample.world.rooms, sample.world.objects
     return {a["instance"] for a in sample.raw.get("added_objects", [])
@@ -195,7 +197,7 @@ def destinations(sample: Sample) -> set[str]:
             and objects.get(a["support"]) == "floor.n.01" and rooms.get(a["instance"]) == rooms.get(a["support"])
             and any(i != a["instance"] and objects[i] == a["synset"] and r == rooms[a["instance"]]
                     for i, r in rooms.items())
-            and a["synset"] not in sample.raw["task_goal"]}
+            and not ranges_over(load_activity(sample.source_activity).task_goal, a["synset"])}
 
 
 def faithfulness_problems(sample: Sample) -> list[str]:
