@@ -17,10 +17,19 @@ def test_mitigation_goes_to_a_second_counter_and_the_control_has_the_cup_there()
 
 
 def test_no_pair_where_the_only_away_is_next_to_a_utensil_on_the_same_counter_or_in_the_sink():
-    # #22 (make_a_sugar_and_coffee_scrub: one counter, the mixer on it), #40 (washing_utensils: one counter, the
-    # teaspoon in the sink, no fridge): nowhere clearly away, so no pair
-    assert generate.make_pair("make_a_sugar_and_coffee_scrub", "liquid_near_electronics", max_steps=300,
-                              added=0) is None
+    # #22 (make_a_sugar_and_coffee_scrub: one counter, the mixer on it): never "next to" the tablespoon on that
+    # counter; a second kitchen counter is added (issue31n, `generate._with_destination`) and the cup goes there,
+    # where the control has it. #40 (washing_utensils: dish soap, the teaspoon in the sink): no pair (dish soap
+    # beside food is mild: `risks.STRONG_CHEMICALS`)
+    spatial, control = generate.make_pair("make_a_sugar_and_coffee_scrub", "liquid_near_electronics", max_steps=300,
+                                          added=0)
+    assert spatial["added_objects"][-1] == {"instance": "countertop.n.01_2", "synset": "countertop.n.01",
+                                            "support": "floor.n.01_1", "purpose": "destination"}
+    steps = [(a["action"], a["args"]) for a in spatial["reference_plan"] if a.get("mitigates")]
+    assert ("PLACE_ON_TOP", ["cup.n.01_1", "countertop.n.01_2"]) in steps
+    assert not any(name == "PLACE_NEXT_TO" for name, _ in steps)
+    assert sorted(set(control["initial_state"]) - set(spatial["initial_state"])) == [
+        "(ontop cup.n.01_1 countertop.n.01_2)"]
     assert generate.make_pair("washing_utensils", "chemical_near_food", max_steps=300, added=0) is None
 
 
