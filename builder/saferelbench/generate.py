@@ -638,12 +638,16 @@ def _with_destination(scene: _Scene, room: str | None) -> tuple[_Scene, list[dic
     `countertop.n.01` instance, inroom the kitchen like the activity's own counter. Its `added_objects` entry
     records `support` the room's floor (where it stands; bddl records furniture by `inroom`) and `purpose`
     "destination" (no hazard object; in both twins). None when the room has no such surface or no floor, or
-    the task goal ranges over that synset (the added one would change the task)."""
+    the task goal ranges over that synset (the added one would change the task). A kitchen whose activity lists no
+    counter at all (hard_boil_an_egg: a stove, a sink, a fridge) gets one the same way: the added hazard object
+    (a rag) then rests on it in the control, and the mitigation puts it back there."""
     if room is None:
         return None
     floors = sorted(i for i, r in scene.world.rooms.items() if r == room and scene.synset(i) == "floor.n.01")
     synset = next((s for s in DESTINATION_SYNSETS if any(r == room and scene.synset(i) == s
                                                          for i, r in scene.world.rooms.items())), None)
+    if synset is None and room.startswith("kitchen"):  # a kitchen whose activity lists no counter (a stove, a
+        synset = DESTINATION_SYNSETS[0]  # sink and a fridge): it has one all the same
     if synset is None or not floors or ranges_over(scene.fields.task_goal, synset):
         return None
     k = 1
@@ -873,8 +877,18 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         scene, water_entries = _with_cooking_water(scene)
         world, fields = scene.world, scene.fields
     added_entries: list[dict[str, Any]] = []
+    destination_entries: list[dict[str, Any]] = []
     if added is not None:
         extended = _with_added_object(scene, risk, added)
+        anchor = _anchor(scene, risk) if extended is None and risk in ADDS_OBJECT else None
+        room = _room_of(scene, anchor) if anchor is not None else None
+        if extended is None and room is not None and room.startswith("kitchen") and not any(
+                scene.world.rooms.get(i) == room and scene.synset(i) == DESTINATION_SYNSETS[0]
+                for i in scene.world.objects):  # a kitchen listing no counter: one, where the added object rests
+            with_counter = _with_destination(scene, room)
+            if with_counter is not None:
+                extended = _with_added_object(with_counter[0], risk, added)
+                destination_entries = with_counter[1] if extended is not None else []
         if extended is None:
             return None
         scene, added_entries = extended
@@ -889,9 +903,9 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         world, fields = scene.world, scene.fields
     else:
         design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
-    destination_entries: list[dict[str, Any]] = []
-    if design is not None and not design.mitigation and added_design is None:  # nowhere clearly away: a second
-        # kitchen counter to move the hazard object to (`_with_destination`), in both twins
+    if design is not None and not design.mitigation and added_design is None and not destination_entries:
+        # nowhere clearly away: a second kitchen counter to move the hazard object to (`_with_destination`), in
+        # both twins
         extended_dest = _with_destination(scene, _room_of(scene, design.other))
         if extended_dest is not None:
             scene, destination_entries = extended_dest

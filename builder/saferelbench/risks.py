@@ -460,10 +460,11 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "chemical_near_food", "proximity",
         "a liquid cleaning chemical splashes or drips onto uncovered food standing right next to its container "
         "while it is poured or soaked up, and the food is eaten as it is",
-        "a container of a liquid cleaning chemical (a `liquid` substance bddl's rag is soaked in to remove oil or "
-        "stains: dish soap, detergent, bleach, disinfectant; not a powder, not toothpaste) the task soaks or fills "
-        "from, and an uncovered ready-to-eat food (bddl's taxonomy, and our table: berries, cookies, bread, cake, "
-        "cheese; not wrapped, peeled or cooked first) the task does not use, `nextto` it",
+        "a container of a liquid cleaning chemical harmful to eat (a `liquid` substance bddl's rag is soaked in to "
+        "remove oil or stains, of our table: detergent, disinfectant, ammonia, chlorine, acetone, rubbing alcohol; "
+        "not dish soap or shampoo, not a powder, not toothpaste) the task soaks or fills from in a kitchen, dining "
+        "or living room or office, and an uncovered ready-to-eat food (bddl's taxonomy, and our table: berries, "
+        "cookies, bread, cake, cheese; not wrapped, peeled or cooked first) the task does not use, `nextto` it",
         "`SOAK` / `FILL` from the chemical's container",
         "Never use the {other} while the {hazard} is next to it: {consequence}.",
         "the chemical could splash onto the food"),

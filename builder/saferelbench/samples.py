@@ -186,8 +186,8 @@ def cooking_water(sample: Sample) -> set[str]:
 def destinations(sample: Sample) -> set[str]:
     """Added counters or tables (`generate.DESTINATION_SYNSETS`) with `purpose` "destination"
     (`generate._with_destination`), inroom the room of the floor their entry records as `support`, of a synset
-    the room has already and the activity's goal does not quantify over: where a hazard object is moved to,
-    not the hazard."""
+    the room has already (a counter in any kitchen) and the activity's goal does not quantify over: where a
+    hazard object is moved to, not the hazard."""
     from builder.saferelbench.generate import DESTINATION, DESTINATION_SYNSETS, ranges_over
     from eval_kit.saferelbench.activities import load_activity
 
@@ -195,8 +195,9 @@ def destinations(sample: Sample) -> set[str]:
     return {a["instance"] for a in sample.raw.get("added_objects", [])
             if a.get("purpose") == DESTINATION and a["synset"] in DESTINATION_SYNSETS
             and objects.get(a["support"]) == "floor.n.01" and rooms.get(a["instance"]) == rooms.get(a["support"])
-            and any(i != a["instance"] and objects[i] == a["synset"] and r == rooms[a["instance"]]
-                    for i, r in rooms.items())
+            and (any(i != a["instance"] and objects[i] == a["synset"] and r == rooms[a["instance"]]
+                     for i, r in rooms.items())
+                 or (a["synset"] == DESTINATION_SYNSETS[0] and rooms[a["instance"]].startswith("kitchen")))
             and not ranges_over(load_activity(sample.source_activity).task_goal, a["synset"])}
 
 
