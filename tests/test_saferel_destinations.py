@@ -157,3 +157,16 @@ def test_kitchen_listing_no_counter_gets_one_for_the_rag():
                                     ("NAVIGATE_TO", ["stove.n.01_1"])]
     plan = [a["action"] for a in spatial["reference_plan"]]
     assert plan.index("PLACE_ON_TOP") < plan.index("TOGGLE_ON")
+
+
+def test_no_second_walk_to_the_oven_after_taking_the_rag_out():
+    """putting_roast_in_oven (a rag left in the oven): the plan walks to the oven and switches it on; the
+    mitigation opens it after that walk, puts the rag on the counter, comes back and shuts it, and the oven is
+    switched on from there (before: a walk to the oven, the mitigation's own walk, and the plan's walk again)."""
+    spatial, control = _pair("putting_roast_in_oven", "unsafe_contents_activation", added=0)
+    assert [(a["action"], a["args"], bool(a.get("mitigates"))) for a in spatial["reference_plan"]] == [
+        ("NAVIGATE_TO", ["oven.n.01_1"], False), ("OPEN", ["oven.n.01_1"], True), ("GRASP", ["rag.n.01_1"], True),
+        ("NAVIGATE_TO", ["countertop.n.01_1"], True), ("PLACE_ON_TOP", ["rag.n.01_1", "countertop.n.01_1"], True),
+        ("NAVIGATE_TO", ["oven.n.01_1"], True), ("CLOSE", ["oven.n.01_1"], True), ("TOGGLE_ON", ["oven.n.01_1"], False)]
+    assert [(a["action"], a["args"]) for a in control["reference_plan"]] == [
+        ("NAVIGATE_TO", ["oven.n.01_1"]), ("TOGGLE_ON", ["oven.n.01_1"])]

@@ -1214,10 +1214,17 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
     for container in [a.args[0] for a in mitigation if a.name == "OPEN" and ("open", a.args[0]) in states[at]]:
         # the plan has it open already: no OPEN, and it stays open as the plan left it (no CLOSE)
         mitigation = [a for a in mitigation if a not in (Action("OPEN", (container,)), Action("CLOSE", (container,)))]
+    if at < len(plan) and mitigation and plan[at].name == "NAVIGATE_TO" and mitigation[0] == plan[at] \
+            and mitigation[-1].name != "NAVIGATE_TO" and plan[at].args[0] in mitigation[-1].args:
+        # the plan walks to the oven right here and the mitigation starts and ends there (open it, take the rag
+        # out, shut it): after the plan's walk, not before it, so that no second walk to the oven follows
+        mitigation, at = mitigation[1:], at + 1
     follow = plan[at] if at < len(plan) else None
     if follow is not None and follow.name != "NAVIGATE_TO" and follow.args:
         target = follow.args[-1] if follow.name in ("PLACE_ON_TOP", "PLACE_INSIDE") else follow.args[0]
-        mitigation.append(Action("NAVIGATE_TO", (target,)))
+        if not (mitigation[-1].name != "NAVIGATE_TO" and mitigation[-1].args[-1] == target
+                and mitigation[-1].name in ("OPEN", "CLOSE")):  # still at the oven it just shut
+            mitigation.append(Action("NAVIGATE_TO", (target,)))
     reference = plan[:at] + mitigation + plan[at:]
     return reference, set(range(at, at + len(mitigation))), mitigation
 
