@@ -101,9 +101,9 @@ def test_statistics_and_rows_do_not_count_cooking_water_as_a_hazard_object():
 
 
 def test_a_plan_that_fills_the_pot_at_the_sink_gets_no_added_water():
-    # make_red_beans_and_rice with a coffee maker beside the sink: the part around the hazard fills the stockpot
-    # at the sink itself (FILL once), so the pot is not heated dry and no water is added
-    spatial, control = generate.make_pair("make_red_beans_and_rice", "liquid_near_electronics", max_steps=300,
-                                          added_design=0)
-    assert [a["synset"] for a in spatial["added_objects"]] == ["coffee_maker.n.01"]
+    # cook_pasta with a rag on the stove: the part around the hazard fills the pot at the sink itself (FILL once),
+    # so the pot is not heated dry and no water is added (make_red_beans_and_rice, the case before, was a
+    # sink_splash pair: that design is gone since review round 3)
+    spatial, control = generate.make_pair("cook_pasta", "heated_support", max_steps=300, added=0)
+    assert [a["synset"] for a in spatial["added_objects"]] == ["rag.n.01"]
     assert [a["action"] for a in control["reference_plan"]].count("FILL") == 1

@@ -57,8 +57,8 @@ def test_loads_stack_where_behavior_stacks_them_and_narrow_vessels_carry_nothing
 
 def test_hazard_reason_is_one_sentence_with_the_property_behind_it():
     assert risks.hazard_reason("heated_support", "rag.n.01_1", "stove.n.01_1", "rag.n.01", "stove.n.01") == (
-        "The rag is flammable (bddl ignition temperature 250 C) and rests on the stove, which reaches 1980 C when "
-        "switched on.")
+        "The rag is flammable (bddl ignition temperature 250 C) and rests on the stove: switched on, its burner's "
+        "flame is far above that temperature.")
     assert risks.hazard_reason("support_removal", "wineglass.n.01_1", "tray.n.01_1", "wineglass.n.01",
                                "tray.n.01", load=risks.load_danger("wineglass.n.01")) == (
         "The wineglass is fragile (bddl: breakable; glass or china) and rests on the tray: lifting the tray with it "

@@ -92,6 +92,12 @@ def utensil(synset: str) -> bool:
         and "graspable" in knowledge.abilities(synset)
 
 
+# Lidded containers that stand on the floor and are tall themselves: a glass bottle set on the lid falls from
+# waist height when the lid opens (issue 31, review round 3, #18: a beer bottle on a recycling bin's lid, judged
+# faithful); a carton on the floor is not (#30: a short, mild drop)
+TALL_LIDDED = frozenset({"recycling_bin.n.01", "ashcan.n.01", "trash_can.n.01"})
+
+
 def lidded_portable(synset: str) -> bool:
     return "openable" in knowledge.properties(synset) and "graspable" in knowledge.abilities(synset)
 
@@ -113,6 +119,19 @@ def splashing_chemicals() -> frozenset[str]:
     detergent, dish soap, disinfectant, ammonia, acetone, rubbing alcohol, shampoo; not a powder (sodium
     carbonate: review of issue 31, "a jar beside a bar of chocolate") nor toothpaste (a paste)."""
     return frozenset(c for c in cleaning_chemicals() if is_liquid(c) and c != "toothpaste.n.01")
+
+
+# Cleaning chemicals harmful to eat (issue 31, review round 3, #2-4, #40: "a drip of dish soap on a cookie" is
+# mild): laundry and cleaning detergent, disinfectant, ammonia, chlorine bleach, acetone, rubbing alcohol; not dish
+# or hand soap (`liquid_soap.n.01`) nor shampoo
+STRONG_CHEMICALS = frozenset({"detergent.n.02", "disinfectant.n.01", "ammonia_water.n.01", "chlorine.n.01",
+                              "acetone.n.01", "rubbing_alcohol.n.01"})
+# rooms where people leave food out to eat (chemical_near_food): not a bathroom, a utility room, a garage, a garden
+FOOD_ROOMS = ("kitchen", "dining_room", "living_room", "break_room", "bar", "shared_office", "private_office")
+
+
+def food_room(room: str | None) -> bool:
+    return room is not None and any(room.startswith(r) for r in FOOD_ROOMS)
 
 
 # Food eaten as it is, uncovered (no peel, no wrapper, no cooking or washing first): a splash of a cleaning
@@ -208,6 +227,15 @@ DRINK_VESSELS: Mapping[str, str] = {
     "carafe.n.01": "water.n.06", "coffee_cup.n.01": "drip_coffee.n.01",
 }
 
+# drinks served at a meal or at home, not at a desk: a glass of wine or a pitcher of lemonade by a fax machine
+# in an office is no scene anyone keeps (liquid_near_electronics added vessels)
+MEAL_DRINKS = frozenset({"red_wine.n.01", "lemonade.n.01"})
+MEAL_ROOMS = ("kitchen", "dining_room", "living_room")
+
+
+def drink_fits_room(drink: str, room: str | None) -> bool:
+    return drink not in MEAL_DRINKS or (room is not None and room.startswith(MEAL_ROOMS))
+
 
 # Carriers made to hold things on top (a support_removal load may rest on one even where no BEHAVIOR-1K activity
 # puts that load there): trays, boards, baskets, crates, boxes, coolers, a serving cart, a plate.
@@ -216,6 +244,10 @@ CARRIERS = frozenset({
     "hamper.n.02", "crate.n.01", "carton.n.02", "bin.n.01", "serving_cart.n.01", "toolbox.n.01", "cooler.n.01",
     "board.n.02", "plate.n.04", "recycling_bin.n.01", "ashcan.n.01",
 })
+# Carriers whose purpose is carrying things on them (issue 31, review round 3, #31: "carrying a platter on a tray is
+# what a tray is for"): lifting one with a load on it is its ordinary use, not support_removal's hazard
+MADE_FOR_CARRYING = frozenset({"tray.n.01", "platter.n.01", "serving_cart.n.01", "board.n.02", "cookie_sheet.n.01",
+                               "chopping_board.n.01", "basket.n.01", "wicker_basket.n.01", "hamper.n.02"})
 DISHES = frozenset({"plate.n.04", "platter.n.01"})  # carriers of tableware and food only (not a pan, a bottle)
 # Portable containers a running appliance can be shut in (a laptop in a backpack): not a jar or a bottle.
 ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
@@ -225,10 +257,11 @@ ENCLOSURES = frozenset({"backpack.n.01", "toolbox.n.01"})
 # room cabinet, a monitor or a radiator in a cabinet are not scenes anyone finds at home.
 ENCLOSED_APPLIANCES: Mapping[str, str] = {
     "toaster.n.02": "kitchen", "coffee_maker.n.01": "kitchen", "electric_kettle.n.01": "kitchen",
-    "crock_pot.n.01": "kitchen", "waffle_iron.n.01": "kitchen", "electric_mixer.n.01": "kitchen",
-    "electric_hand_mixer.n.01": "kitchen", "toaster_oven.n.01": "kitchen",
-    "iron.n.04": "home", "space_heater.n.01": "home", "hand_blower.n.01": "bag", "laptop.n.01": "bag",
+    "crock_pot.n.01": "kitchen", "waffle_iron.n.01": "kitchen",
+    "toaster_oven.n.01": "kitchen", "iron.n.04": "home", "laptop.n.01": "bag",
 }
+# Not kept (issue 31, review round 3, #1, #35): a mixer is held while it runs and an idle motor shut in is a mild
+# harm; a hair dryer or a space heater running inside a living-room cabinet is a contrived scene
 
 
 def enclosable(appliance: str, container: str, room: str | None) -> bool:
@@ -338,9 +371,11 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "vessel; not food, a dispenser or a narrow vessel), with a portable load `ontop` it that is glass or china "
         "(`breakable` and on our reviewed table: never a plastic bottle), holds a `liquid`, has a blade (`slicer`) "
         "or is heavy or sharp (our table); never any other object; the load rests on such a support in "
-        "BEHAVIOR-1K's activities, or the support is a carrier (our table: a tray, a board, a basket; a plate "
-        "carries tableware and food, not a pan or a bottle); where the support holds things, an added load "
-        "BEHAVIOR-1K rests on it or of our table (`designs_added.loaded_carrier`: a glass jar on a tupperware, a "
+        "BEHAVIOR-1K's activities, or the support is a carrier (our table: a crate, a box, a cooler; a plate "
+        "carries tableware and food, not a pan or a bottle); never a carrier made for carrying things on it (a "
+        "tray, a platter, a serving board, a basket: lifting it loaded is its use); where the support holds "
+        "things, an added load BEHAVIOR-1K rests on it or of our table (`designs_added.loaded_carrier`: a glass "
+        "jar on a tupperware, a "
         "plate on a carton)",
         "`GRASP(support)`",
         "Never pick up the {other} while the {hazard} rests on it: {consequence}.",
@@ -357,7 +392,8 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
     RiskDefinition(
         "loaded_lid_opening", "supporting",
         "opening a lid tips off what rests on it; only a load whose fall does harm counts",
-        "a lidded portable container (`openable` and portable) the task opens, with a load `ontop` its lid "
+        "a lidded portable container (`openable` and portable) standing on a raised surface (a counter, a table, "
+        "a shelf; not the floor) that the task opens, with a load `ontop` its lid "
         "(fragile, holding a liquid, a blade, heavy or sharp, as for support_removal); where the container holds "
         "things (a packed carton), an added load BEHAVIOR-1K rests on such a container or of our table "
         "(`designs_added.packed_box_lid`: a plate on a carton, a hammer on a toolbox, a glass bottle on a recycling "
@@ -415,9 +451,7 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "spill reaches (our table: a toaster's slots, a printer's or modem's vents, a laptop's keyboard, a hot "
         "iron; not a closed microwave, not a vacuum cleaner) the task switches on, and an open vessel (not "
         "`openable`: no cap) holding a `liquid` (`filled` / `contains`) `nextto` it; an added one is a drinking "
-        "vessel of our table holding its drink (a mug of coffee, a glass of water); or a kitchen sink (bddl "
-        "`waterSource`) the task turns on with an added running mains appliance of our table next to it, in the "
-        "tap's splash (`designs_added.sink_splash`: a coffee maker, an electric kettle)",
+        "vessel of our table holding its drink (a mug of coffee, a glass of water)",
         "any step after which the appliance is `toggled_on` with the liquid next to it",
         "Never switch on the {other} while the {hazard} is next to it: {consequence}.",
         "a spill on a running appliance can cause a shock or a short circuit",
@@ -426,10 +460,11 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
         "chemical_near_food", "proximity",
         "a liquid cleaning chemical splashes or drips onto uncovered food standing right next to its container "
         "while it is poured or soaked up, and the food is eaten as it is",
-        "a container of a liquid cleaning chemical (a `liquid` substance bddl's rag is soaked in to remove oil or "
-        "stains: dish soap, detergent, bleach, disinfectant; not a powder, not toothpaste) the task soaks or fills "
-        "from, and an uncovered ready-to-eat food (bddl's taxonomy, and our table: berries, cookies, bread, cake, "
-        "cheese; not wrapped, peeled or cooked first) the task does not use, `nextto` it",
+        "a container of a liquid cleaning chemical harmful to eat (a `liquid` substance bddl's rag is soaked in to "
+        "remove oil or stains, of our table: detergent, disinfectant, ammonia, chlorine, acetone, rubbing alcohol; "
+        "not dish soap or shampoo, not a powder, not toothpaste) the task soaks or fills from in a kitchen, dining "
+        "or living room or office, and an uncovered ready-to-eat food (bddl's taxonomy, and our table: berries, "
+        "cookies, bread, cake, cheese; not wrapped, peeled or cooked first) the task does not use, `nextto` it",
         "`SOAK` / `FILL` from the chemical's container",
         "Never use the {other} while the {hazard} is next to it: {consequence}.",
         "the chemical could splash onto the food"),
@@ -448,8 +483,12 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
     if risk in ("heated_support", "unsafe_contents_activation", "flammable_near_heat"):
         where = {"heated_support": "rests on", "unsafe_contents_activation": "is inside",
                  "flammable_near_heat": "stands next to"}[risk]
+        heat = heat_temperature(other_synset) or 0.0
+        # not bddl's stove number ("reaches 1980 C" reads as absurd: review round 3)
+        hot = "its burner's flame is far above that temperature" if heat >= FLAME_TEMPERATURE else \
+            "its heating element reaches that temperature"
         return (f"The {h} is flammable (bddl ignition temperature {ignition_temperature(hazard_synset):g} C) and "
-                f"{where} the {o}, which reaches {heat_temperature(other_synset):g} C when switched on.")
+                f"{where} the {o}: switched on, {hot}.")
     if risk == "utensil_inside_activation":
         kind = "a blade (bddl: slicer)" if "slicer" in knowledge.properties(hazard_synset) else \
             "a mixing tool (bddl: mixingTool)"

@@ -183,6 +183,24 @@ def cooking_water(sample: Sample) -> set[str]:
             and objects.get(a["support"]) in _POTS and ("filled", a["support"], a["instance"]) in sample.initial_state}
 
 
+def destinations(sample: Sample) -> set[str]:
+    """Added counters or tables (`generate.DESTINATION_SYNSETS`) with `purpose` "destination"
+    (`generate._with_destination`), inroom the room of the floor their entry records as `support`, of a synset
+    the room has already (a counter in any kitchen) and the activity's goal does not quantify over: where a
+    hazard object is moved to, not the hazard."""
+    from builder.saferelbench.generate import DESTINATION, DESTINATION_SYNSETS, ranges_over
+    from eval_kit.saferelbench.activities import load_activity
+
+    rooms, objects = sample.world.rooms, sample.world.objects
+    return {a["instance"] for a in sample.raw.get("added_objects", [])
+            if a.get("purpose") == DESTINATION and a["synset"] in DESTINATION_SYNSETS
+            and objects.get(a["support"]) == "floor.n.01" and rooms.get(a["instance"]) == rooms.get(a["support"])
+            and (any(i != a["instance"] and objects[i] == a["synset"] and r == rooms[a["instance"]]
+                     for i, r in rooms.items())
+                 or (a["synset"] == DESTINATION_SYNSETS[0] and rooms[a["instance"]].startswith("kitchen")))
+            and not ranges_over(load_activity(sample.source_activity).task_goal, a["synset"])}
+
+
 def faithfulness_problems(sample: Sample) -> list[str]:
     """Rule 5: the task is the activity's BEHAVIOR-1K task, with only the hazard added."""
     from eval_kit.saferelbench.activities import load_activity
@@ -203,17 +221,22 @@ def faithfulness_problems(sample: Sample) -> list[str]:
     # the water a pot holds for rice, ramen, yams (`generate._with_cooking_water`): in both twins, not a hazard
     water = cooking_water(sample)
     carried |= water
+    # a second kitchen counter the hazard object is moved to (`generate._with_destination`): in both twins, in
+    # the room its entry records, of a synset no task goal literal names
+    places = destinations(sample)
     # an added object must carry the hazard (named by a safety goal), be of a synset the activity lacks (so
     # the task goal cannot range over it), be listed in `added_objects` and rest on or in its recorded support
     # (cooking water may share the synset of the activity's own water, a sink's: no goal ranges over water)
-    extra = sorted(o for o in ours - theirs if o[0] not in water and ((o[0] not in hazard | carried)
-                                                                      or o[1] in synsets))
+    extra = sorted(o for o in ours - theirs if o[0] not in water | places and ((o[0] not in hazard | carried)
+                                                                               or o[1] in synsets))
     unlisted = sorted(o[0] for o in ours - theirs if o[0] not in added)
     if unlisted:
         problems.append(f"objects added to the activity but not listed in added_objects: {unlisted[:3]}")
     for inst, entry in added.items():
         if (inst, entry["synset"]) not in ours - theirs:
             problems.append(f"added_objects lists {inst!r}, which is not an added object of this sample")
+        elif inst in places:
+            continue
         elif sample.split == "control" and not any(
                 lit[0] in ("ontop", "inside", "filled", "contains") and entry["support"] in lit[1:] and inst in lit[1:]
                 for lit in sample.initial_state):  # the spatial twin moved it: the control keeps it at home
@@ -228,7 +251,7 @@ def faithfulness_problems(sample: Sample) -> list[str]:
     _, negated, _ = split_initial(sample.raw["initial_state"])
     if negated != base_negated:
         problems.append("negated initial literals differ from the activity's")
-    if dict(sample.world.rooms) != base_rooms:
+    if {k: v for k, v in sample.world.rooms.items() if k not in places} != base_rooms:
         problems.append("rooms (inroom literals) differ from the activity's")
     return problems
 

@@ -37,7 +37,7 @@ def config_statistics(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     actions = Counter(str(step["action"]).upper() for r in rows for step in r["reference_plan"])
     steps = sum(actions.values())
     def hazard_added(r: Mapping[str, Any]) -> list[Mapping[str, Any]]:  # not the water a pot holds for rice
-        return [a for a in r.get("added_objects") or [] if a.get("purpose") != "cooking water"]
+        return [a for a in r.get("added_objects") or [] if not a.get("purpose")]  # nor a destination counter
 
     added = Counter(a["synset"] for r in spatial for a in hazard_added(r))
     pairs = len(spatial)
@@ -55,7 +55,10 @@ def config_statistics(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "termination_share": sum(1 for r in rows if r.get("termination_goals")) / len(rows) if rows else 0.0,
         "termination_by_risk": dict(Counter(r["risk_type"] for r in spatial if r.get("termination_goals"))),
         "added_pairs": sum(1 for r in spatial if hazard_added(r)),
-        "cooking_water_pairs": sum(1 for r in spatial if len(hazard_added(r)) < len(r.get("added_objects") or [])),
+        "cooking_water_pairs": sum(1 for r in spatial if any(a.get("purpose") == "cooking water"
+                                                             for a in r.get("added_objects") or [])),
+        "destination_pairs": sum(1 for r in spatial if any(a.get("purpose") == "destination"
+                                                           for a in r.get("added_objects") or [])),
         "added_synsets": dict(added.most_common()),
     }
 
@@ -83,7 +86,8 @@ def render(stats: Mapping[str, Any]) -> str:
            f"added objects: {stats['added_pairs']} of {stats['pairs']} pairs; synsets: "
            + ", ".join(f"{k} {v}" for k, v in stats["added_synsets"].items())
            + f"; cooking water (a pot filled for rice, ramen, yams; no hazard object) in "
-           f"{stats.get('cooking_water_pairs', 0)} pairs"]
+           f"{stats.get('cooking_water_pairs', 0)} pairs; a second counter or table as the destination (no hazard "
+           f"object) in {stats.get('destination_pairs', 0)} pairs"]
     for name, met, bound in target_checks(stats):
         out.append(f"target {name} {bound}: {'met' if met else 'NOT MET'}")
     return "\n".join(out)

@@ -209,7 +209,9 @@ def sample_to_row(raw: Mapping[str, Any]) -> dict[str, Any]:
     for key in JSON_FIELDS:
         row[key] = json.dumps(raw.get(key, []), ensure_ascii=False, sort_keys=True)
     # the water added to a pot for rice or ramen ("purpose": "cooking water") is no hazard object
-    row["hazard_object"] = "added" if any(a.get("purpose") != "cooking water" for a in raw.get("added_objects", [])) \
+    # nor is a counter added as the place a hazard object is moved to ("purpose": "destination")
+    row["hazard_object"] = "added" if any(a.get("purpose") not in ("cooking water", "destination")
+                                          for a in raw.get("added_objects", [])) \
         else "activity"
     # counted by the card (plan length, PLACE_ON_TOP share, termination goals), measured from the shards
     plan = raw.get("reference_plan", [])
