@@ -88,3 +88,14 @@ def test_diced_potatoes_are_cooked_in_the_pan_then_served_on_the_plate():
                         A("TOGGLE_ON", STOVE), A("COOK", pan), A("TOGGLE_OFF", STOVE), A("NAVIGATE_TO", pan),
                         A("GRASP", pan), A("NAVIGATE_TO", plate), A("POUR", pan, plate)]
     assert A("PLACE_INSIDE", plate, OVEN) not in plan and A("RELEASE", bowl) not in plan
+
+
+def test_the_empty_frying_pan_comes_off_the_grill_before_it_is_lit():
+    # cook_zucchini: the frying pan stands empty on the grill at the start; the zucchini is grilled on the grate
+    zucchini, pan, grill, ct = "zucchini.n.02_1", "frying_pan.n.01_1", "grill.n.02_1", "countertop.n.01_1"
+    plan = _plan("cook_zucchini", "(:goal (real ?cooked__diced__zucchini.n.01_1))")
+    assert plan[:12] == [A("NAVIGATE_TO", zucchini), A("GRASP", zucchini), A("NAVIGATE_TO", grill),
+                         A("PLACE_ON_TOP", zucchini, grill), A("NAVIGATE_TO", pan), A("GRASP", pan),
+                         A("NAVIGATE_TO", ct), A("PLACE_ON_TOP", pan, ct), A("NAVIGATE_TO", grill),
+                         A("TOGGLE_ON", grill), A("COOK", zucchini), A("TOGGLE_OFF", grill)]
+    # before: TOGGLE_ON(grill) with the pan still on it, the pan taken to the counter only after the cook

@@ -464,6 +464,8 @@ class Planner:
                 self.free_hand()
                 self.goto(heater)
                 self.do("CLOSE", heater)
+        if not inside:
+            self.clear_empty_cookware(heater, obj)
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
             self.goto(heater)
             self.do("TOGGLE_ON", heater)
@@ -473,6 +475,20 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
             self.do("TOGGLE_OFF", heater)
+
+    def clear_empty_cookware(self, heater: str, obj: str) -> None:
+        """Set an empty pan or pot that stands on the grill or burner (and is not what is heated, nor holds it)
+        on the counter before the heat goes on: no pan heated dry (cook_zucchini: the zucchini is grilled on the
+        grate while the frying pan sat empty on the lit grill)."""
+        for lit in sorted(self.state):
+            pan = lit[1]
+            if lit[0] != "ontop" or lit[2] != heater or pan == obj \
+                    or self.world.objects.get(pan) not in knowledge.STOVETOP_COOKWARE:
+                continue
+            if any(len(other) == 3 and other[0] in ("inside", "ontop", "contains", "filled") and pan in other[1:]
+                   and other != lit for other in self.state):
+                continue  # it holds something (or something stands on it): it is in use
+            self.to_counter(pan)
 
     def within(self, obj: str, container: str) -> bool:
         """Whether obj is inside `container`, directly or through what it rests on (the turkey on wax paper in
