@@ -99,3 +99,14 @@ def test_the_empty_frying_pan_comes_off_the_grill_before_it_is_lit():
                          A("NAVIGATE_TO", ct), A("PLACE_ON_TOP", pan, ct), A("NAVIGATE_TO", grill),
                          A("TOGGLE_ON", grill), A("COOK", zucchini), A("TOGGLE_OFF", grill)]
     # before: TOGGLE_ON(grill) with the pan still on it, the pan taken to the counter only after the cook
+
+
+def test_the_salt_shaker_is_switched_on_over_the_pot_not_on_the_way_there():
+    # cooking_a_feast: the stockpot stands in the cabinet; the shaker (a particle applier, on = shaking) is switched
+    # on at the pot, after the walk and the cabinet door, and off right after the pour
+    shaker, pot = "salt__shaker.n.01_1", "stockpot.n.01_1"
+    plan = _plan("cooking_a_feast", "(:goal (real ?seawater.n.01_1))")
+    assert plan[:8] == [A("NAVIGATE_TO", shaker), A("GRASP", shaker), A("NAVIGATE_TO", CAB), A("OPEN", CAB),
+                        A("NAVIGATE_TO", pot), A("TOGGLE_ON", shaker), A("POUR", shaker, pot),
+                        A("TOGGLE_OFF", shaker)]
+    # before: GRASP(shaker), TOGGLE_ON(shaker), NAVIGATE_TO(cabinet), OPEN(cabinet), ...: salt shaken on the way

@@ -370,10 +370,10 @@ class Planner:
             self.free_hand_for(src)  # set down what it holds here, not at the fridge it walks to next
             self.expose(src)
             self.fetch(src)
-            self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(
-                self.world.objects[substance]))
             self.open_for(target)
             self.goto(target)
+            self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(  # at the pot, not on
+                self.world.objects[substance]))  # the way there: salt is shaken over the stockpot, not the floor
             self.do(how, target)
             if ("toggled_on", src) in self.state and self.world.has(src, "graspable"):
                 self.do("TOGGLE_OFF", src)
