@@ -110,3 +110,15 @@ def test_the_salt_shaker_is_switched_on_over_the_pot_not_on_the_way_there():
                         A("NAVIGATE_TO", pot), A("TOGGLE_ON", shaker), A("POUR", shaker, pot),
                         A("TOGGLE_OFF", shaker)]
     # before: GRASP(shaker), TOGGLE_ON(shaker), NAVIGATE_TO(cabinet), OPEN(cabinet), ...: salt shaken on the way
+
+
+def test_the_blender_lid_stays_open_until_the_last_pour():
+    # make_chocolate_milk: before, close_when_done shut the blender right after opening it (OPEN, CLOSE) and the
+    # cocoa, the sugar and the milk were poured into the closed blender
+    blender, milk = "blender.n.01_1", "milk__carton.n.01_1"
+    plan = _plan("make_chocolate_milk", "(:goal (real ?chocolate_milk.n.01_1))")
+    assert plan[:2] == [A("NAVIGATE_TO", blender), A("OPEN", blender)]
+    assert plan[-4:] == [A("POUR", milk, blender), A("CLOSE", blender), A("TOGGLE_ON", blender),
+                         A("TOGGLE_OFF", blender)]
+    assert [a for a in plan if a.args == (blender,) and a.name in ("OPEN", "CLOSE")] == [
+        A("OPEN", blender), A("CLOSE", blender)]

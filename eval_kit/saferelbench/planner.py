@@ -46,6 +46,7 @@ _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
 _SERVING = ("plate", "platter", "saucer", "serving_dish")
 # What water is carried in from the tap to an appliance (a coffee maker, a food processor), by head word.
 _JUGS = ("pitcher", "jug", "carafe", "measuring_cup", "mug", "cup", "glass", "beaker")
+_INTO = ("PLACE_INSIDE", "POUR", "FILL", "SOAK")  # steps that need the container they name last open
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -978,7 +979,10 @@ def close_when_done(world: World, initial: State, plan: Sequence[Action]) -> lis
             continue
         first = j - 1 if plan[j - 1] == Action("NAVIGATE_TO", plan[i].args) and j - 1 > i else j  # the walk back
         rest = plan[:first] + plan[j + 1:]
-        for at in range(i + 1, first + 1):  # states[:at + 1] are the same for rest as for plan
+        # never shut before the last step that puts or pours something into it (the blender's lid stays open
+        # until the milk is in: the executor lets a POUR into a closed blender pass, no cook does it)
+        filled = [k for k in range(i + 1, first) if rest[k].name in _INTO and rest[k].args[-1:] == plan[i].args]
+        for at in range(max([i + 1, *(k + 1 for k in filled)]), first + 1):  # states[:at + 1] are the same
             trial = [*rest[:at], close, *rest[at:]]
             if trial == plan:
                 break
