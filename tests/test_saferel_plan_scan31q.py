@@ -122,3 +122,28 @@ def test_the_blender_lid_stays_open_until_the_last_pour():
                          A("TOGGLE_OFF", blender)]
     assert [a for a in plan if a.args == (blender,) and a.name in ("OPEN", "CLOSE")] == [
         A("OPEN", blender), A("CLOSE", blender)]
+
+
+def test_the_pepper_is_diced_in_an_empty_bowl_not_in_the_tupperware_of_eggs():
+    # prepare_make_ahead_breakfast_bowls: the tupperware (the first bulk vessel listed) holds two eggs; the
+    # cabinet's bowl is empty
+    pepper, bowl, knife = "bell_pepper.n.02_1", "bowl.n.01_1", "carving_knife.n.01_1"
+    plan = _plan("prepare_make_ahead_breakfast_bowls", "(:goal (real ?cooked__diced__bell_pepper.n.01_1))")
+    assert A("PLACE_INSIDE", pepper, bowl) in plan and A("GRASP", "tupperware.n.01_1") not in plan
+    assert plan[11:] == [A("NAVIGATE_TO", CAB), A("OPEN", CAB), A("NAVIGATE_TO", bowl), A("GRASP", bowl),
+                         A("NAVIGATE_TO", "countertop.n.01_1"), A("PLACE_ON_TOP", bowl, "countertop.n.01_1"),
+                         A("NAVIGATE_TO", "microwave.n.02_1"), A("OPEN", "microwave.n.02_1"),
+                         A("NAVIGATE_TO", pepper), A("GRASP", pepper), A("NAVIGATE_TO", bowl),
+                         A("PLACE_INSIDE", pepper, bowl), A("NAVIGATE_TO", knife), A("GRASP", knife),
+                         A("NAVIGATE_TO", pepper), A("DICE", pepper)]
+
+
+def test_the_knife_goes_back_on_the_counter_after_the_chili_is_diced_not_onto_the_floor():
+    # filling_pepper: once the chili is diced the robot stands at nothing that is left; the knife goes back on the
+    # counter it came from (before: RELEASE, onto the floor)
+    knife, ct, plate = "carving_knife.n.01_1", "countertop.n.01_1", "plate.n.04_1"
+    plan = _plan("filling_pepper", "(:goal (covered ?half__bell_pepper.n.01_1 ?diced__chili.n.01_1))")
+    assert plan[9:] == [A("DICE", "chili.n.02_1"), A("NAVIGATE_TO", ct), A("PLACE_ON_TOP", knife, ct),
+                        A("NAVIGATE_TO", plate), A("GRASP", plate), A("NAVIGATE_TO", "half__bell_pepper.n.01_1"),
+                        A("APPLY", plate, "half__bell_pepper.n.01_1")]
+    assert not any(a.name == "RELEASE" for a in plan)

@@ -268,6 +268,9 @@ class Planner:
             seen.add(current)
             room = world.rooms.get(current)
             frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
+        if room is None:  # it stands at nothing that is left (the chili it just diced): the room of where the
+            room = next((world.rooms[lit[2]] for lit in sorted(state & world.own[held])  # held thing was taken
+                         if lit[0] in ("~ontop", "~inside") and lit[2] in world.rooms), None)  # from
         if room is None:
             return []
 
@@ -625,9 +628,12 @@ class Planner:
         holder = min((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == whole), default=None)
         if holder is not None and knowledge.holds_bulk(self.world.objects[holder], substance_synset):
             return holder
-        return next((i for i, syn in self.world.objects.items() if self.world.has(i, "graspable")
-                     and knowledge.holds_bulk(syn, substance_synset) and ("future", i) not in self.state
-                     and i != whole), None)
+        options = [i for i, syn in self.world.objects.items() if self.world.has(i, "graspable")
+                   and knowledge.holds_bulk(syn, substance_synset) and ("future", i) not in self.state and i != whole]
+        full = {lit[2] for lit in self.state if lit[0] == "inside"} | {
+            lit[1] for lit in self.state if lit[0] in ("contains", "filled")}
+        return min(options, key=lambda i: (i in full, options.index(i)), default=None)  # an empty one first: no
+        # bell pepper diced into the tupperware of eggs
 
     def produce_into(self, substance: str, target: str) -> None:
         """No source of a substance exists: run a rule that makes it in `target` (water -> cooked__water)."""
