@@ -147,3 +147,17 @@ def test_the_knife_goes_back_on_the_counter_after_the_chili_is_diced_not_onto_th
                         A("NAVIGATE_TO", plate), A("GRASP", plate), A("NAVIGATE_TO", "half__bell_pepper.n.01_1"),
                         A("APPLY", plate, "half__bell_pepper.n.01_1")]
     assert not any(a.name == "RELEASE" for a in plan)
+
+
+def test_the_feta_is_diced_onto_the_plate_of_cheddar_not_into_a_wine_bottle_and_the_knife_is_set_down():
+    # prepare_wine_and_cheese: the wine bottles (listed first) hold wine; the diced cheddar and feta share a plate
+    # (the goal wants them on one plate); the knife goes on the counter after each cut, never onto the floor
+    cheddar, feta, plate, knife, ct = ("cheddar.n.02_1", "feta.n.01_1", "plate.n.04_1", "carving_knife.n.01_1",
+                                       "countertop.n.01_1")
+    plan = _plan("prepare_wine_and_cheese", "(:goal (and (real ?diced__cheddar.n.01_1) (real ?diced__feta.n.01_1)))")
+    assert plan[:14] == [A("NAVIGATE_TO", cheddar), A("GRASP", cheddar), A("NAVIGATE_TO", plate),
+                         A("PLACE_INSIDE", cheddar, plate), A("NAVIGATE_TO", knife), A("GRASP", knife),
+                         A("NAVIGATE_TO", cheddar), A("DICE", cheddar), A("NAVIGATE_TO", ct),
+                         A("PLACE_ON_TOP", knife, ct), A("NAVIGATE_TO", feta), A("GRASP", feta),
+                         A("NAVIGATE_TO", plate), A("PLACE_INSIDE", feta, plate)]
+    assert not any(a.name == "RELEASE" for a in plan)

@@ -268,9 +268,14 @@ class Planner:
             seen.add(current)
             room = world.rooms.get(current)
             frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
-        if room is None:  # it stands at nothing that is left (the chili it just diced): the room of where the
-            room = next((world.rooms[lit[2]] for lit in sorted(state & world.own[held])  # held thing was taken
-                         if lit[0] in ("~ontop", "~inside") and lit[2] in world.rooms), None)  # from
+        # it stands at nothing that is left (the chili it just diced): the room of where the held thing was
+        # taken from (the chopping board it lay on, on the counter)
+        frontier = [lit[2] for lit in sorted(state & world.own[held]) if lit[0] in ("~ontop", "~inside")]
+        while frontier and room is None:
+            current = frontier.pop(0)
+            seen.add(current)
+            room = world.rooms.get(current)
+            frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
         if room is None:
             return []
 
@@ -630,10 +635,12 @@ class Planner:
             return holder
         options = [i for i, syn in self.world.objects.items() if self.world.has(i, "graspable")
                    and knowledge.holds_bulk(syn, substance_synset) and ("future", i) not in self.state and i != whole]
+        # one that holds no object and no liquid first: no bell pepper diced into the tupperware of eggs, no
+        # cheddar into the wine bottle; diced food may join diced food (the feta onto the plate of cheddar)
         full = {lit[2] for lit in self.state if lit[0] == "inside"} | {
-            lit[1] for lit in self.state if lit[0] in ("contains", "filled")}
-        return min(options, key=lambda i: (i in full, options.index(i)), default=None)  # an empty one first: no
-        # bell pepper diced into the tupperware of eggs
+            lit[1] for lit in self.state if lit[0] in ("contains", "filled")
+            and not self.world.objects.get(lit[2], "").startswith("diced__")}
+        return min(options, key=lambda i: (i in full, options.index(i)), default=None)
 
     def produce_into(self, substance: str, target: str) -> None:
         """No source of a substance exists: run a rule that makes it in `target` (water -> cooked__water)."""
