@@ -29,15 +29,24 @@ Target = tuple[bool, Literal]
 MAX_PASSES = 8
 _LAST = ("open", "toggled_on", "folded", "unfolded")  # set after objects are in place (close the fridge last)
 _COUNTERS = ("countertop", "table", "shelf", "desk")  # where a thing is set down one walk away (`counters_here`)
+# Where a room has none of those (review round 3, cook_chicken: no countertop, so the chicken was diced in a pot inside
+# the open cabinet), the top of a base cabinet is the worktop: never the inside of a cabinet, a stove or an oven.
+_WORKTOPS = ("cabinet",)
 # What food is cooked in inside an oven, best first (review round 3: no kale, pea pod or quail on the bare rack
 # while the activity's casserole, dutch oven or saucepot sits unused): matched on the synset's head word.
 _OVEN_VESSELS = ("casserole", "dutch_oven", "roasting_pan", "baking_dish", "baking_sheet", "cookie_sheet",
-                 "sheet_pan", "saucepot", "pot", "stockpot", "saucepan", "copper_pot")
+                 "sheet_pan", "saucepot", "pot", "stockpot", "saucepan", "copper_pot", "frying_pan")
+# (the frying pan last: a brisket or a steak goes into the oven in the skillet, not on the bare rack)
+# Metal cookware never goes into a microwave (sparks, a fire): there only a casserole or baking dish carries food
+_MICROWAVE_VESSELS = ("casserole", "baking_dish")
 # Pots a breakable vessel (a bowl of chocolate, a mason jar) stands in on a burner, best first: a double
 # boiler or a water bath, never the bowl or jar on the bare burner.
 _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
+# What food is served on, never cooked on (review round 3 scan: diced potatoes cooked on a china plate in the oven)
+_SERVING = ("plate", "platter", "saucer", "serving_dish")
 # What water is carried in from the tap to an appliance (a coffee maker, a food processor), by head word.
 _JUGS = ("pitcher", "jug", "carafe", "measuring_cup", "mug", "cup", "glass", "beaker")
+_INTO = ("PLACE_INSIDE", "POUR", "FILL", "SOAK")  # steps that need the container they name last open
 _PLACE = {"ontop": "PLACE_ON_TOP", "inside": "PLACE_INSIDE", "nextto": "PLACE_NEXT_TO", "under": "PLACE_UNDER",
           "overlaid": "PLACE_OVER", "draped": "DRAPE", "attached": "ATTACH", "touching": "PLACE_ON_TOP"}
 
@@ -170,12 +179,32 @@ class Planner:
     def at(self, obj: str) -> bool:
         return ("nextto", self.world.agent, obj) in self.state
 
-    def goto(self, obj: str) -> None:
+    def goto(self, obj: str, at_hand: bool = False) -> None:
+        """Walk to obj (opening what encloses it), unless it is within reach: held, just set down, or (at_hand)
+        in or on what the robot stands at (the knife in the open cabinet it just set the pot on)."""
         if self.held() == obj:
             return  # what the robot holds is where the robot is: no walk to it
         self.expose(obj)
-        if not self.at(obj) and not (self.just_set_down(obj) and _reachable(self.state, self.world, obj)):
+        if not self.at(obj) and not ((self.just_set_down(obj) or (at_hand and self.in_open_at_hand(obj)))
+                                     and _reachable(self.state, self.world, obj)):
             self.do("NAVIGATE_TO", obj)
+
+    def in_open_at_hand(self, obj: str) -> bool:
+        """Whether obj lies in or on what the robot stands at, through open doors only (the knife in the open
+        cabinet it just set the pot on, the chicken in that pot): within reach, no walk to it."""
+        frontier, seen = [obj], set()
+        while frontier:
+            current = frontier.pop()
+            seen.add(current)
+            for lit in self.state & self.world.rests[current]:
+                parent = lit[2]
+                if lit[0] == "inside" and self.world.has(parent, "openable") and ("open", parent) not in self.state:
+                    continue
+                if self.at(parent) and self.world.objects.get(parent) != FLOOR_SYNSET:
+                    return True
+                if parent not in seen:
+                    frontier.append(parent)
+        return False
 
     def just_set_down(self, obj: str) -> bool:
         """Whether the last step set obj down (the coffee maker back on its counter): it is within reach."""
@@ -239,6 +268,14 @@ class Planner:
             seen.add(current)
             room = world.rooms.get(current)
             frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
+        # it stands at nothing that is left (the chili it just diced): the room of where the held thing was
+        # taken from (the chopping board it lay on, on the counter)
+        frontier = [lit[2] for lit in sorted(state & world.own[held]) if lit[0] in ("~ontop", "~inside")]
+        while frontier and room is None:
+            current = frontier.pop(0)
+            seen.add(current)
+            room = world.rooms.get(current)
+            frontier += [lit[2] for lit in sorted(state & world.rests[current]) if lit[2] not in seen]
         if room is None:
             return []
 
@@ -248,7 +285,10 @@ class Planner:
 
         options = [i for i in world.rooms if world.rooms[i] == room and i in world.objects and rank(i) is not None
                    and self.put_down_fits("PLACE_ON_TOP", i, held)]
-        return sorted(options, key=lambda i: (rank(i), i))
+        if not options:  # a kitchen with no counter (cook_chicken, cook_onions): the worktop of its base cabinet
+            options = [i for i in world.rooms if world.rooms[i] == room and i in world.objects
+                       and world.objects[i].split(".")[0].endswith(_WORKTOPS) and self.surface(i, held)]
+        return sorted(options, key=lambda i: (rank(i) if rank(i) is not None else len(_COUNTERS), i))
 
     def put_down_spots(self, held: str) -> list[tuple[str, str]]:
         world, state = self.world, self.state
@@ -339,10 +379,10 @@ class Planner:
             self.free_hand_for(src)  # set down what it holds here, not at the fridge it walks to next
             self.expose(src)
             self.fetch(src)
-            self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(
-                self.world.objects[substance]))
             self.open_for(target)
             self.goto(target)
+            self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(  # at the pot, not on
+                self.world.objects[substance]))  # the way there: salt is shaken over the stockpot, not the floor
             self.do(how, target)
             if ("toggled_on", src) in self.state and self.world.has(src, "graspable"):
                 self.do("TOGGLE_OFF", src)
@@ -394,6 +434,11 @@ class Planner:
                    and (not sources or self.world.objects[i] in sources)]
         if not heaters:
             raise _Fail("no heat source")
+        if self.world.objects.get(obj) in knowledge.STOVETOP_COOKWARE:  # a pot is heated on the stove, never in
+            heaters = sorted((h for h in heaters if not self.world.objects[h].startswith("microwave")),  # the
+                             key=lambda h: self.world.objects[h] not in knowledge.BARE_BURNERS)  # microwave
+            if not heaters:
+                raise _Fail(f"no stove for {obj}: metal cookware does not go into a microwave")
         heater = heaters[0]
         params = knowledge.heat_params(self.world.objects[heater]) or {}
         if self.world.has(obj, "graspable") and obj != heater and self.on_burner(obj, heater):
@@ -402,18 +447,22 @@ class Planner:
         inside = bool(params.get("requires_inside") or self.world.has(heater, "openable"))
         carrier = None
         if self.world.has(obj, "graspable") and obj != heater:
-            if inside and self.world.heat_effects[obj][0]:
-                carrier = self.vessel_in(obj, _OVEN_VESSELS)  # the salmon in the casserole, the casserole in
-            elif self.world.objects[heater] in knowledge.BARE_BURNERS and self.world.has(obj, "breakable") \
+            in_place = inside and self.within(obj, heater)  # the turkey on its wax paper in the oven stays there
+            if inside and not in_place and self.world.heat_effects[obj][0]:
+                carrier = self.vessel_in(obj, _MICROWAVE_VESSELS if self.world.objects[heater].startswith(
+                    "microwave") else _OVEN_VESSELS)  # the salmon in the casserole, the casserole in
+            elif not inside and self.world.objects[heater] in knowledge.BARE_BURNERS \
+                    and self.world.has(obj, "breakable") \
                     and self.world.objects[obj] not in knowledge.cookware() | knowledge.STOVETOP_COOKWARE:
                 carrier = self.vessel_in(obj, _BURNER_POTS)  # the bowl in the saucepot on the burner
                 if carrier is not None and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
                     self.place(obj, "inside", carrier)
-            if carrier is not None and self.world.heat_effects[obj][0] \
+            if carrier is not None and not in_place and self.world.heat_effects[obj][0] \
                     and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
                 self.place(obj, "inside" if self.world.has(carrier, "container") else "ontop", carrier)
             moved = carrier or obj
-            if (("inside" if inside else "ontop"), moved, heater) not in self.state:  # already there: no re-place
+            if (("inside" if inside else "ontop"), moved, heater) not in self.state \
+                    and not (inside and self.within(moved, heater)):  # already there: no re-place
                 self.fetch(moved)
                 if inside:
                     self.open_for(heater)
@@ -424,6 +473,8 @@ class Planner:
                 self.free_hand()
                 self.goto(heater)
                 self.do("CLOSE", heater)
+        if not inside:
+            self.clear_empty_cookware(heater, obj)
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) not in self.state:
             self.goto(heater)
             self.do("TOGGLE_ON", heater)
@@ -433,6 +484,27 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
             self.do("TOGGLE_OFF", heater)
+
+    def clear_empty_cookware(self, heater: str, obj: str) -> None:
+        """Set an empty pan or pot that stands on the grill or burner (and is not what is heated, nor holds it)
+        on the counter before the heat goes on: no pan heated dry (cook_zucchini: the zucchini is grilled on the
+        grate while the frying pan sat empty on the lit grill)."""
+        for lit in sorted(self.state):
+            pan = lit[1]
+            if lit[0] != "ontop" or lit[2] != heater or pan == obj \
+                    or self.world.objects.get(pan) not in knowledge.STOVETOP_COOKWARE:
+                continue
+            if any(len(other) == 3 and other[0] in ("inside", "ontop", "contains", "filled") and pan in other[1:]
+                   and other != lit for other in self.state):
+                continue  # it holds something (or something stands on it): it is in use
+            self.to_counter(pan)
+
+    def within(self, obj: str, container: str) -> bool:
+        """Whether obj is inside `container`, directly or through what it rests on (the turkey on wax paper in
+        the oven): one level, as the executor's heat reaches it (`executor._heat_source_of`)."""
+        if ("inside", obj, container) in self.state:
+            return True
+        return any(("inside", lit[2], container) in self.state for lit in self.state & self.world.rests[obj])
 
     def vessel_in(self, obj: str, heads: Sequence[str]) -> str | None:
         """The activity's movable vessel to heat obj in: the one obj is already in or on if it is one of `heads`,
@@ -521,6 +593,10 @@ class Planner:
                 if ("inside", instance, container) not in self.state:
                     self.place(instance, "inside", container)
 
+    def serving_dish(self, obj: str) -> bool:
+        """A plate or platter: food is served on it, not cooked on it (no china plate of potatoes in the oven)."""
+        return self.world.objects.get(obj, "").split(".")[0] in _SERVING
+
     def goal_vessels(self) -> frozenset[str]:
         """Objects the goal fills (`contains` / `filled` x s): where what is made should be made."""
         found, stack = set(), [self.tree]
@@ -532,7 +608,7 @@ class Planner:
                 stack.extend(node)
         return frozenset(found)
 
-    def cooking_vessel(self) -> str | None:
+    def cooking_vessel(self, heated: bool = False) -> str | None:
         """A movable fillable object to run a rule in when bddl's rule names no container: one the goal fills
         first, then cookware
         (the containers bddl's heat_cook rules name: stockpot, saucepan, frying pan...), then an empty vessel
@@ -543,6 +619,8 @@ class Planner:
         holding = {lit[2] if lit[0] == "inside" else lit[1] for lit in self.state
                    if lit[0] in ("contains", "filled", "insource") or lit[0] == "inside"}
         goal = self.goal_vessels()
+        if heated:  # what is heated is cooked in cookware, then served: never on the goal's plate in the oven
+            goal = frozenset(i for i in goal if not self.serving_dish(i))
         ranked = sorted(range(len(options)), key=lambda k: (options[k] not in goal,
                                                              self.world.objects[options[k]] not in cookware,
                                                              options[k] in holding, k))
@@ -555,9 +633,14 @@ class Planner:
         holder = min((lit[2] for lit in self.state if lit[0] == "inside" and lit[1] == whole), default=None)
         if holder is not None and knowledge.holds_bulk(self.world.objects[holder], substance_synset):
             return holder
-        return next((i for i, syn in self.world.objects.items() if self.world.has(i, "graspable")
-                     and knowledge.holds_bulk(syn, substance_synset) and ("future", i) not in self.state
-                     and i != whole), None)
+        options = [i for i, syn in self.world.objects.items() if self.world.has(i, "graspable")
+                   and knowledge.holds_bulk(syn, substance_synset) and ("future", i) not in self.state and i != whole]
+        # one that holds no object and no liquid first: no bell pepper diced into the tupperware of eggs, no
+        # cheddar into the wine bottle; diced food may join diced food (the feta onto the plate of cheddar)
+        full = {lit[2] for lit in self.state if lit[0] == "inside"} | {
+            lit[1] for lit in self.state if lit[0] in ("contains", "filled")
+            and not self.world.objects.get(lit[2], "").startswith("diced__")}
+        return min(options, key=lambda i: (i in full, options.index(i)), default=None)
 
     def produce_into(self, substance: str, target: str) -> None:
         """No source of a substance exists: run a rule that makes it in `target` (water -> cooked__water)."""
@@ -610,8 +693,11 @@ class Planner:
                     self.place(whole, "ontop", board)  # the head of cabbage on the chopping board
                 else:
                     self.to_counter(whole)
-            self.fetch(knife)
-            self.goto(whole)
+            if self.held() != knife:  # the knife and the whole are taken where they lie within reach: plans
+                self.free_hand()      # around a hazard stay within the paper's 30 steps (cook_chicken)
+                self.goto(knife, at_hand=True)
+                self.do("GRASP", knife)
+            self.goto(whole, at_hand=True)
             self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
             return
         if rule.kind == "single_toggleable_machine":
@@ -630,10 +716,12 @@ class Planner:
             self.do("TOGGLE_ON", machine)
             self.do("TOGGLE_OFF", machine)  # run it, then switch it off
             return
+        if preferred is not None and rule.kind != "mixing_stick" and self.serving_dish(preferred):
+            preferred = None  # cooked in cookware, then served onto the plate (`carry_substance` pours it)
         container = next((i for i in self.world.objects if self.world.objects[i] in rule.containers), None) \
             if rule.containers else preferred
         if container is None:
-            container = self.cooking_vessel()
+            container = self.cooking_vessel(heated=rule.kind != "mixing_stick")
         if container is None:
             raise _Fail("no container")
         self.gather(rule.inputs, container)
@@ -665,11 +753,13 @@ class Planner:
         """Carry obj to a counter of the room (the one the chopping board stands on first) and set it there;
         nothing where the room has no counter (it is cut where it is)."""
         start_state, start_plan = self.state, list(self.plan)
+        worktops = self.counters_here(obj)  # before the fetch: the room is found from where the robot stands
         self.fetch(obj)
         boards = [lit[2] for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
                   for lit in self.state & self.world.rests[i] if lit[0] == "ontop"]
-        for counter in dict.fromkeys([*boards, *self.counters_here(obj)]):
-            if not self.put_down_fits("PLACE_ON_TOP", counter, obj):
+        worktops = list(dict.fromkeys([*worktops, *self.counters_here(obj)]))
+        for counter in dict.fromkeys([*boards, *worktops]):
+            if counter not in worktops and not self.put_down_fits("PLACE_ON_TOP", counter, obj):
                 continue
             before_state, before_plan = self.state, list(self.plan)
             try:
@@ -902,7 +992,10 @@ def close_when_done(world: World, initial: State, plan: Sequence[Action]) -> lis
             continue
         first = j - 1 if plan[j - 1] == Action("NAVIGATE_TO", plan[i].args) and j - 1 > i else j  # the walk back
         rest = plan[:first] + plan[j + 1:]
-        for at in range(i + 1, first + 1):  # states[:at + 1] are the same for rest as for plan
+        # never shut before the last step that puts or pours something into it (the blender's lid stays open
+        # until the milk is in: the executor lets a POUR into a closed blender pass, no cook does it)
+        filled = [k for k in range(i + 1, first) if rest[k].name in _INTO and rest[k].args[-1:] == plan[i].args]
+        for at in range(max([i + 1, *(k + 1 for k in filled)]), first + 1):  # states[:at + 1] are the same
             trial = [*rest[:at], close, *rest[at:]]
             if trial == plan:
                 break
