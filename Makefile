@@ -42,7 +42,8 @@ demo: install
 
 # movsafebench/data/demo/ (git-ignored): the HazardForge pipeline (compositor + heuristic check) on synthetic
 # scenes, cached resumably in out/demo/forge/; then load_dataset("movsafebench", "demo") works from the repo root;
-# likewise load_dataset("bd_hazardvlm", "demo"|"demo_annotations") and load_dataset("saferelbench", "demo")
+# likewise load_dataset("bd_hazardvlm", "demo"|"demo_annotations"); SafeRelBench's demo Parquet is committed (a
+# fresh clone's load_dataset("saferelbench", ...) needs every config the card lists) and rewritten byte for byte here
 demo-data: install
 	$(VENV)/bin/hazardkit publish movsafebench --config demo --version 0.1.0 --date 2026-11-30 \
 		--notes "demo config: HazardForge on synthetic scenes"
