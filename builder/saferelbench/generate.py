@@ -1341,26 +1341,34 @@ def generate(counts: Mapping[str, int], *, activities: Sequence[str] | None = No
     for risk, wanted in counts.items():
         made = 0
         limit = per_activity if isinstance(per_activity, int) else per_activity.get(risk, 1)
-        for name in sorted(names, key=lambda n: _spread(risk, n)):
-            hazards: list[str] = []
-            for extra in _tries(risk):
-                if made >= wanted or len(hazards) >= limit:
+        found: dict[str, list[str]] = {}  # activity -> its pairs' hazard objects
+        # one pair per activity first, over all activities; a second hazard object on an activity only in a
+        # second pass (issue 31, round 4: 31 of 58 flammable_near_heat pairs were a second object on a stove
+        # activity that had one already, while other stove activities had none)
+        for allowed in dict.fromkeys((1, limit)):
+            for name in sorted(names, key=lambda n: _spread(risk, n)):
+                hazards = found.setdefault(name, [])
+                for extra in _tries(risk):
+                    if made >= wanted or len(hazards) >= allowed:
+                        break
+                    candidate = make_pair(name, risk, max_steps=max_steps, **extra)
+                    if candidate is None or validate_raw_pair(*candidate):
+                        continue
+                    hazard = _hazard_of(candidate[0])
+                    if hazard in hazards:
+                        continue
+                    if hazards:  # a second pair on the same activity: its own ids
+                        spatial, control = candidate
+                        tag = f"-{risk}-{len(hazards) + 1}-"
+                        new_s, new_c = spatial["id"].replace(f"-{risk}-", tag), control["id"].replace(f"-{risk}-",
+                                                                                                    tag)
+                        spatial["id"], spatial["matched_id"] = new_s, new_c
+                        control["id"], control["matched_id"] = new_c, new_s
+                    hazards.append(hazard)
+                    made += 1
+                    yield candidate
+                if made >= wanted:
                     break
-                candidate = make_pair(name, risk, max_steps=max_steps, **extra)
-                if candidate is None or validate_raw_pair(*candidate):
-                    continue
-                hazard = _hazard_of(candidate[0])
-                if hazard in hazards:
-                    continue
-                if hazards:  # a second pair on the same activity: its own ids
-                    spatial, control = candidate
-                    tag = f"-{risk}-{len(hazards) + 1}-"
-                    new_s, new_c = spatial["id"].replace(f"-{risk}-", tag), control["id"].replace(f"-{risk}-", tag)
-                    spatial["id"], spatial["matched_id"] = new_s, new_c
-                    control["id"], control["matched_id"] = new_c, new_s
-                hazards.append(hazard)
-                made += 1
-                yield candidate
             if made >= wanted:
                 break
 
