@@ -90,8 +90,11 @@ def test_appliances_are_shut_in_only_where_people_put_them_away():
     assert not risks.enclosable("crock_pot.n.01", "cabinet.n.01", "living_room")  # review: a crock pot there
     assert not risks.enclosable("printer.n.03", "backpack.n.01", None)  # review: a printer in a backpack
     assert not risks.enclosable("toaster.n.02", "backpack.n.01", None)
-    assert risks.enclosable("laptop.n.01", "backpack.n.01", None)
-    assert risks.enclosable("iron.n.04", "cabinet.n.01", "utility_room")
+    # round 4: only small kitchen appliances a person stows in a kitchen cabinet
+    assert not risks.enclosable("laptop.n.01", "backpack.n.01", None)
+    assert not risks.enclosable("iron.n.04", "cabinet.n.01", "utility_room")
+    assert not risks.enclosable("toaster_oven.n.01", "cabinet.n.01", "kitchen")  # it lives on the counter
+    assert risks.enclosable("crock_pot.n.01", "cabinet.n.01", "kitchen")
     assert not risks.enclosable("hand_blower.n.01", "cabinet.n.01", "kitchen")  # a hair dryer in the kitchen
 
 
