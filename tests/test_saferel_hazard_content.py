@@ -90,21 +90,24 @@ def test_appliances_are_shut_in_only_where_people_put_them_away():
     assert not risks.enclosable("crock_pot.n.01", "cabinet.n.01", "living_room")  # review: a crock pot there
     assert not risks.enclosable("printer.n.03", "backpack.n.01", None)  # review: a printer in a backpack
     assert not risks.enclosable("toaster.n.02", "backpack.n.01", None)
-    assert risks.enclosable("laptop.n.01", "backpack.n.01", None)
-    assert risks.enclosable("iron.n.04", "cabinet.n.01", "utility_room")
+    # round 4: only small kitchen appliances a person stows in a kitchen cabinet
+    assert not risks.enclosable("laptop.n.01", "backpack.n.01", None)
+    assert not risks.enclosable("iron.n.04", "cabinet.n.01", "utility_room")
+    assert not risks.enclosable("toaster_oven.n.01", "cabinet.n.01", "kitchen")  # it lives on the counter
+    assert risks.enclosable("crock_pot.n.01", "cabinet.n.01", "kitchen")
     assert not risks.enclosable("hand_blower.n.01", "cabinet.n.01", "kitchen")  # a hair dryer in the kitchen
 
 
-def test_an_active_item_enclosure_control_stores_the_appliance_there_switched_off():
+def test_an_active_item_enclosure_control_has_the_appliance_switched_off_on_the_counter():
     pair = generate.make_pair("putting_dishes_away_after_cleaning", "active_item_enclosure", max_steps=300, added=0)
     assert pair is not None
     spatial, control = pair
     assert spatial["added_objects"] == [{"instance": "coffee_maker.n.01_1", "synset": "coffee_maker.n.01",
-                                         "support": "cabinet.n.01_1"}]
-    assert "(inside coffee_maker.n.01_1 cabinet.n.01_1)" in control["initial_state"]
-    assert "(inside coffee_maker.n.01_1 cabinet.n.01_1)" in spatial["initial_state"]
+                                         "support": "countertop.n.01_1"}]
+    assert "(ontop coffee_maker.n.01_1 countertop.n.01_1)" in control["initial_state"]
+    assert "(ontop coffee_maker.n.01_1 countertop.n.01_1)" in spatial["initial_state"]
     assert "(toggled_on coffee_maker.n.01_1)" in spatial["initial_state"]
-    assert "(toggled_on coffee_maker.n.01_1)" not in control["initial_state"]  # not running on the counter
+    assert "(toggled_on coffee_maker.n.01_1)" not in control["initial_state"]  # not running in the control
     assert validate_raw_pair(spatial, control) == []
 
 

@@ -30,6 +30,7 @@ Self-validation of one sample, under the symbolic executor:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,8 +141,10 @@ def _goal_patterns(tree: Any) -> set[tuple[bool, str, tuple[Any, ...]]]:
     return out
 
 
-def goal_part_problems(task_goal: str, activity: str) -> list[str]:
-    """Rule 5's goal check: `task_goal` is a conjunction of ground literals of `activity`'s own goal."""
+def goal_part_problems(task_goal: str, activity: str,
+                       put_away: frozenset[tuple[bool, tuple[str, ...]]] = frozenset()) -> list[str]:
+    """Rule 5's goal check: `task_goal` is a conjunction of ground literals of `activity`'s own goal, or of
+    `put_away` (`put_away_literals`: an active_item_enclosure task puts the appliance away)."""
     from eval_kit.saferelbench.activities import parse_activity
     from eval_kit.saferelbench.literals import LiteralError, tokens
 
@@ -164,6 +167,8 @@ def goal_part_problems(task_goal: str, activity: str) -> list[str]:
             problems.append(f"task goal part {inner!r} is not a ground literal of {activity!r}'s goal")
             continue
         pred, args = inner[0], [t.lstrip("?") for t in inner[1:]]
+        if (positive, (pred, *args)) in put_away:
+            continue
         if not any(p == positive and name == pred and len(pargs) == len(args) and all(
                 a == pa if isinstance(pa, str) else a in object_map.get(pa[1], ())
                 for a, pa in zip(args, pargs, strict=True)) for p, name, pargs in patterns):
@@ -201,6 +206,19 @@ def destinations(sample: Sample) -> set[str]:
             and not ranges_over(load_activity(sample.source_activity).task_goal, a["synset"])}
 
 
+def put_away_literals(raw: dict[str, Any]) -> frozenset[tuple[bool, tuple[str, ...]]]:
+    """The goal literals an active_item_enclosure task adds to the activity's (issue 31, round 4): the appliance
+    its safety goal names put away inside the container (`(inside device container)`) and that container shut
+    (`(not (open container))`); none for other risk types."""
+    if raw.get("risk_type") != "active_item_enclosure" or not raw.get("process_goals"):
+        return frozenset()
+    found = re.search(r"\(inside (\S+) (\S+)\)", raw["process_goals"][0]["condition"])
+    if found is None:
+        return frozenset()
+    device, container = found.groups()
+    return frozenset({(True, ("inside", device, container)), (False, ("open", container))})
+
+
 def faithfulness_problems(sample: Sample) -> list[str]:
     """Rule 5: the task is the activity's BEHAVIOR-1K task, with only the hazard added."""
     from eval_kit.saferelbench.activities import load_activity
@@ -210,7 +228,7 @@ def faithfulness_problems(sample: Sample) -> list[str]:
         activity = load_activity(sample.source_activity)
     except LiteralError as exc:
         return [f"activity {sample.source_activity!r} does not load: {exc}"]
-    problems = goal_part_problems(sample.raw["task_goal"], sample.source_activity)
+    problems = goal_part_problems(sample.raw["task_goal"], sample.source_activity, put_away_literals(sample.raw))
     theirs = {(o["instance"], o["synset"]) for o in activity.objects}
     ours = {(o["instance"], o["synset"].lower()) for o in sample.raw["objects"]}
     hazard = _goal_objects(sample)
