@@ -576,7 +576,8 @@ def _away_surfaces(scene: _Scene, avoid: set[str], room: str | None) -> list[str
     return sorted(found, key=lambda s: (AWAY_SURFACES.index(scene.synset(s).split(".")[0].split("_")[-1]), s))
 
 
-def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False, beside: bool = False) -> list[Action]:
+def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False, beside: bool = False,
+               shun: frozenset[str] = frozenset()) -> list[Action]:
     """Steps that put obj somewhere clearly away from `near` (issue 31, review round 3): back on its home support
     (when that is not a sink or wash area), else on another fixed counter, table or shelf of the room
     (`_away_surfaces`), else into a closable non-device container of the room (a cabinet), food into the fridge,
@@ -585,7 +586,9 @@ def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False, beside: 
     `nextto` added), so home is not "away" (putting it back where it was does not move it). `beside`: the
     hazard is obj next to
     `near` (a proximity risk type), so the counter `near` stands on is not "away" either. The control has obj
-    where these steps put it (`_at_destination`)."""
+    where these steps put it (`_at_destination`). `shun`: surfaces that count as next to `near` although no
+    literal says so (the counter the flammable_near_heat twin sets its rag on "next to the stove"): never a
+    destination (issue 31, round 4: a rag cleared off the burner onto that counter)."""
     home = _support(scene.base, obj)
     room = _room_of(scene, near)
     near_support = _support(scene.base, near) if beside else None
@@ -593,14 +596,14 @@ def _move_away(scene: _Scene, obj: str, near: str, stays: bool = False, beside: 
     inside_home = ("inside", obj, home) in scene.base  # kept in a cabinet: not put back on top of it
     if home is not None and scene.synset(home) == "floor.n.01" and _load_danger(scene, obj) is not None:
         home = None  # a glass, a blade or a wrench is not put down on the floor: a surface instead
-    if home is not None and (_wash_area(scene, home) or home == near_support):
+    if home is not None and (_wash_area(scene, home) or home == near_support or home in shun):
         home = None  # not back into the sink, not back beside the device on its own counter
     if home is not None and home != near and not stays and not inside_home:
         return [*fetch, Action("NAVIGATE_TO", (home,)), Action("PLACE_ON_TOP", (obj, home))]
     if home is not None and home != near and not stays and scene.has(home, "openable"):  # back into its cabinet
         return [*fetch, Action("NAVIGATE_TO", (home,)), Action("OPEN", (home,)), Action("PLACE_INSIDE", (obj, home)),
                 Action("CLOSE", (home,))]
-    avoid = {near, home, near_support} - {None}
+    avoid = {near, home, near_support, *shun} - {None}
     surfaces = _away_surfaces(scene, avoid, room)
     if surfaces:
         return [*fetch, Action("NAVIGATE_TO", (surfaces[0],)), Action("PLACE_ON_TOP", (obj, surfaces[0]))]
@@ -776,7 +779,12 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         if risk == "heated_support":
             spatial = _moved(base, obj, "ontop", device)
             g = goal(f"(not (ontop {obj} {device}))", {"state": on}, obj, device)
-            away = _move_away(scene, obj, device)
+            # the rag cleared off the burner goes nowhere "next to the stove": not onto the counter the
+            # flammable_near_heat twin sets it on beside the device (`_beside`), nor one a literal puts beside it
+            beside = _support(_beside(scene, base, obj, device), obj)
+            shun = frozenset(x for lit in base if lit[0] == "nextto" and device in lit[1:] for x in lit[1:]
+                             if x != device and not scene.has(x, "graspable")) | ({beside} if beside else set())
+            away = _move_away(scene, obj, device, shun=shun)
             return _Design(spatial, _at_destination(base, obj, away), g, f"(not (ontop {obj} {device}))", away, obj,
                            device, reason(obj, device))
         spatial = _moved(base, obj, "inside", device)  # unsafe_contents_activation, utensil_inside_activation
@@ -941,12 +949,12 @@ def make_pair(name: str, risk: str, *, max_steps: int = 60, choice: int = 0, add
         world, fields = scene.world, scene.fields
     else:
         design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
-    if design is not None and not design.mitigation and added_design is None and not destination_entries:
+    if design is not None and not design.mitigation and added_design is None and len(destination_entries) < 2:
         # nowhere clearly away: a second kitchen counter to move the hazard object to (`_with_destination`), in
-        # both twins
+        # both twins (also where the counter added for a kitchen listing none is the one "next to the stove")
         extended_dest = _with_destination(scene, _room_of(scene, design.other))
         if extended_dest is not None:
-            scene, destination_entries = extended_dest
+            scene, destination_entries = extended_dest[0], [*destination_entries, *extended_dest[1]]
             world, fields = scene.world, scene.fields
             design = _design(scene, risk, choice, forced=added_entries[0]["instance"] if added is not None else None)
     if design is None or not design.mitigation:
@@ -1248,6 +1256,11 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
         states = _run(initial, world, plan)
     except PreconditionError:
         return None
+    if risk in ("heated_support", "flammable_near_heat"):  # the burner is cleared before the pan is set on it
+        # (issue 31, round 4: the pan went onto the stove, then the rag lying there was taken off)
+        device = trigger["state"].split()[-1].rstrip(")")
+        put = _first(plan[:k], "PLACE_ON_TOP", lambda a: a.args[-1] == device)
+        k = put if put is not None else k
     at = _insert_point(states, world, k)
     if risk == "active_item_enclosure":  # switched off before it is picked up to go in, not inside the cabinet
         g = _first(plan[:k], "GRASP", lambda a: a.args[0] == design.hazard)

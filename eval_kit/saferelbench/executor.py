@@ -14,6 +14,9 @@ butter in hand (BEHAVIOR's one-hand primitives).
 Primitives, preconditions (all must hold, else the step fails) and effects. "held-target" actions act on the
 object in hand: written (held, target) or (target), the executor records both.
 
+- No action names an object that does not exist yet: a `(future x)` instance (the half pepper before the pepper
+  is cut, the milkshake before the blender runs) fails every step, NAVIGATE_TO included, until the transition
+  that makes it has run (issue 31, review round 4: a plan walked to and APPLYed onto a half pepper never cut).
 - NAVIGATE_TO(x): x known, not the agent, not held -> the agent's `nextto` becomes x only; a held object
   comes along (**).
 - Every action on an object x (or on a held-target action's target) except NAVIGATE_TO, RELEASE, COOK and
@@ -731,7 +734,7 @@ def _held_target(world: World, action: Action) -> StepFunction:
     first = args[0] if len(args) == 2 else None
     target = args[-1]
     known = target in objects
-    near = ("nextto", agent, target)
+    near, future = ("nextto", agent, target), ("future", target)
     inside = world.enclosure_probe[target] if known else frozenset()
     body = _FILL_POUR.get(name, _place)
 
@@ -748,6 +751,8 @@ def _held_target(world: World, action: Action) -> StepFunction:
             raise PreconditionError(f"unknown object {target!r}")
         if target in (held, agent):
             raise PreconditionError(f"cannot {name} {held} with {target}")
+        if future in state:
+            raise PreconditionError(_not_yet(target))
         if near not in state and not _reachable(state, world, target):
             raise PreconditionError(f"{target} is not reachable (NAVIGATE_TO it first)")
         closed = None if state.isdisjoint(inside) else _enclosed(state, world, target)
@@ -1132,11 +1137,18 @@ def _compile(world: World, action: Action) -> StepFunction:
     if obj == world.agent:
         return _fails(f"{name} cannot act on the agent")
     body = factory(world, action, obj)
+    future = ("future", obj)
     if factory is _navigate:
-        return body
+        def walk(state: State) -> tuple[State, Action]:
+            if future in state:
+                raise PreconditionError(_not_yet(obj))
+            return body(state)
+        return walk
     near, inside, doors = ("nextto", world.agent, obj), world.enclosure_probe[obj], name not in _THROUGH_DOORS
 
     def step(state: State) -> tuple[State, Action]:
+        if future in state:
+            raise PreconditionError(_not_yet(obj))
         if near not in state and not _reachable(state, world, obj):
             raise PreconditionError(f"{obj} is not reachable (NAVIGATE_TO it first)")
         if doors and not state.isdisjoint(inside):  # in or stacked in something: no grasp, toggle... through a door
@@ -1145,6 +1157,10 @@ def _compile(world: World, action: Action) -> StepFunction:
                 raise PreconditionError(f"{obj} is inside closed {closed} (OPEN it first)")
         return body(state)
     return step
+
+
+def _not_yet(obj: str) -> str:
+    return f"{obj} does not exist yet (a `future` object: the step that makes it, a cut or a recipe, comes first)"
 
 
 def step_function(world: World, action: Action) -> StepFunction:
@@ -1166,9 +1182,9 @@ def apply(state: State, world: World, action: Action) -> tuple[State, Action]:
     """Apply one action; returns (new state, the action as recorded). Raises PreconditionError.
 
     The checks run in one fixed order (the first that fails is the step's recorded reason): a known action;
-    then for one-object actions one argument, a known object, not the agent, and (except NAVIGATE_TO)
-    reachable and not behind a closed door (COOK and FREEZE act through doors), then the action's own
-    preconditions; held-target actions first need an object in hand."""
+    then for one-object actions one argument, a known object, not the agent, an object that exists (no
+    `future` instance), and (except NAVIGATE_TO) reachable and not behind a closed door (COOK and FREEZE act
+    through doors), then the action's own preconditions; held-target actions first need an object in hand."""
     return step_function(world, action)(state)
 
 

@@ -42,6 +42,9 @@ _MICROWAVE_VESSELS = ("casserole", "baking_dish")
 # Pots a breakable vessel (a bowl of chocolate, a mason jar) stands in on a burner, best first: a double
 # boiler or a water bath, never the bowl or jar on the bare burner.
 _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
+# Foods that burst when heated whole in a microwave (review round 4: a raw egg in its shell microwaved straight from
+# the tupperware), by the synset's head word: never microwaved; cooked on a stove in a pan, or not at all
+_BURST_IN_MICROWAVE = ("egg",)
 # What food is served on, never cooked on (review round 3 scan: diced potatoes cooked on a china plate in the oven)
 _SERVING = ("plate", "platter", "saucer", "serving_dish")
 # What water is carried in from the tap to an appliance (a coffee maker, a food processor), by head word.
@@ -364,6 +367,7 @@ class Planner:
 
     def carry_substance(self, substance: str, target: str, how: str) -> None:
         """Get `substance` into / onto `target`: how = 'POUR' (contains/filled) or 'APPLY' (covered)."""
+        self.ensure_real(target)  # the half pepper is cut before the chili is spread on it
         if ("future", substance) in self.state and how == "POUR" and self.world.has(target, "container"):
             self.make(substance, target)  # make it where it must end up (dice the onion in the pan)
             if ("contains", target, substance) in self.state:
@@ -439,6 +443,10 @@ class Planner:
                              key=lambda h: self.world.objects[h] not in knowledge.BARE_BURNERS)  # microwave
             if not heaters:
                 raise _Fail(f"no stove for {obj}: metal cookware does not go into a microwave")
+        if self.bursts(obj):  # a whole raw egg: the stove (in a pan), never the microwave
+            heaters = [h for h in heaters if not self.world.objects[h].startswith("microwave")]
+            if not heaters:
+                raise _Fail(f"{obj} would burst in the microwave and the activity has no stove")
         heater = heaters[0]
         params = knowledge.heat_params(self.world.objects[heater]) or {}
         if self.world.has(obj, "graspable") and obj != heater and self.on_burner(obj, heater):
@@ -484,6 +492,13 @@ class Planner:
         if self.world.has(heater, "toggleable") and ("toggled_on", heater) in self.state:
             self.goto(heater)
             self.do("TOGGLE_OFF", heater)
+
+    def bursts(self, obj: str) -> bool:
+        """Whether obj is, or holds, a food that bursts heated whole in a microwave (`_BURST_IN_MICROWAVE`: an egg
+        in its shell, not yet cooked)."""
+        held = [obj, *(lit[1] for lit in self.state if lit[0] in ("inside", "ontop") and lit[2] == obj)]
+        return any(self.world.objects.get(i, "").split(".")[0].split("_")[-1] in _BURST_IN_MICROWAVE
+                   and "__" not in self.world.objects.get(i, "") and ("cooked", i) not in self.state for i in held)
 
     def clear_empty_cookware(self, heater: str, obj: str) -> None:
         """Set an empty pan or pot that stands on the grill or burner (and is not what is heated, nor holds it)
@@ -851,6 +866,10 @@ class Planner:
     def achieve(self, target: Target) -> None:
         positive, lit = target
         pred, *args = lit
+        if positive and pred not in ("real", "future"):  # what a literal names must exist first: the pepper is
+            for arg in args:  # cut into halves before the chili goes onto a half (no step on a `future` object)
+                if ("future", arg) in self.state and not knowledge.is_substance(self.world.objects.get(arg, "")):
+                    self.ensure_real(arg)
         if pred in _PLACE and positive:
             self.place(args[0], pred, args[1])
         elif pred in ("ontop", "inside", "nextto", "under", "overlaid", "draped", "touching") and not positive:
