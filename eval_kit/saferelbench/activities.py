@@ -91,7 +91,31 @@ def load_activity(name: str) -> ActivityFields:
                                                              holds_things=inst in holders))}
            for inst, synset in objects.items()]
     initial = [to_text(lit) for lit in init]
+    for synset in _raw_dice(objects, init):  # the raw dice a cooked dice is made from (issue 31, round 4)
+        out.append({"instance": f"{synset}_1", "synset": synset,
+                    "abilities": sorted(knowledge.activity_abilities(synset, in_room=False, holds_things=False))})
     return ActivityFields(name, out, initial, "(:goal " + to_text(["and", *goal]) + ")", rooms)
+
+
+def _raw_dice(objects: dict[str, str], init: list) -> list[str]:
+    """The raw dice synsets (diced__zucchini) an activity needs but does not list: where it makes a cooked dice
+    (a `future` cooked__diced__zucchini) of a whole it has (a zucchini), a cook dices the raw whole on the board
+    and cooks the dice in the pan (issue 31, review round 4: the zucchini was cooked whole and then diced inside
+    the hot pan). bddl's own rule makes cooked__diced__x from diced__x (substance_cooking); the activity lists
+    no diced__x instance, so none could be cut. One instance of it is added, absent at the start (a substance no
+    literal names: the executor makes it when the whole is diced)."""
+    future = {lit[1] for lit in init if lit[0] == "future"}
+    synsets = set(objects.values())
+    out = []
+    for inst, synset in objects.items():
+        if inst not in future or not synset.startswith("cooked__diced__"):
+            continue
+        raw = synset.replace("cooked__", "", 1)
+        if raw in synsets or raw in out or not knowledge.is_substance(raw):
+            continue
+        if any(knowledge.derivative(whole, "dice") == raw for whole in synsets):
+            out.append(raw)
+    return out
 
 
 @dataclass

@@ -50,9 +50,10 @@ object in hand: written (held, target) or (target), the executor records both.
   particleApplier with its conditions, e.g. a sink on; or t filled with / contains s where t is a
   container of s: a fillable non-scene object, or a fillable scene object holding a liquid; rice lying in an
   oven, a fridge or a sink is not) -> `(filled h s)`, `(contains h s)`.
-- POUR(t): holding h that is filled with / contains / emits s; t reachable -> t `contains` s (and `filled`
-  if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle sink
-  (a drain) h empties.
+- POUR(t): holding h that is filled with / contains / emits s, or is covered with diced food (the chopping board
+  the zucchini was diced on: tipped into the pan, all of it, h no longer covered); t reachable -> t `contains` s
+  (and `filled` if fillable) or is `covered` with s; h keeps the rest (a pour takes some); into a particle
+  sink (a drain) h empties.
 - APPLY(t): holding h with s (filled / contains / a particleApplier, on if it must be) -> `(covered t s)`.
 - SOAK(t): holding h; t a source of s as for FILL -> `(saturated h s)`.
 - MIX(c): holding a mixing_tool; c reachable -> mixing rules run on c's contents.
@@ -780,9 +781,15 @@ def _fill_soak(state: State, world: World, name: str, held: str, target: str) ->
 
 def _pour_apply(state: State, world: World, name: str, held: str, target: str) -> State:
     carried = _substances_of(state, world, held)
+    scraped = set()
+    if name == "POUR":  # the dice lying on the chopping board are tipped into the pan (all of them)
+        scraped = {lit[2] for lit in state & world.covers[held] if _is_dice(world.objects.get(lit[2], ""))}
+        carried |= scraped
     if not carried:
         raise PreconditionError(f"{held} holds no substance")
     new = set(state)
+    for s in scraped:
+        new.discard(("covered", held, s))
     for s in carried:
         if name == "POUR" and world.has(target, "particle_sink"):  # poured down the drain: h empties
             new -= {("filled", held, s), ("contains", held, s)}
@@ -791,6 +798,11 @@ def _pour_apply(state: State, world: World, name: str, held: str, target: str) -
         else:
             new |= {("contains", target, s), ("filled", target, s)}
     return frozenset(new)
+
+
+def _is_dice(synset: str) -> bool:
+    """Cut food in pieces (diced__x, cooked__diced__x): what lies on a board after DICE and is tipped off it."""
+    return synset.startswith(("diced__", "cooked__diced__"))
 
 
 def _place(state: State, world: World, name: str, held: str, target: str) -> State:

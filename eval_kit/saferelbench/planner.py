@@ -695,6 +695,9 @@ class Planner:
             knife = self.first("slicer")
             if whole is None or knife is None:
                 raise _Fail(f"no {synset} or no knife")
+            if preferred is not None and knowledge.is_substance(rule.outputs[0][0]) and self.is_cookware(preferred) \
+                    and self.dice_on_board(whole, knife, rule, preferred):
+                return  # diced on the board, tipped into the pan: never cut inside a pot or pan
             if preferred is None and knowledge.is_substance(rule.outputs[0][0]):
                 preferred = self.vessel_for(whole, rule.outputs[0][0])
             if preferred is not None and self.awkward_to_cut_in(preferred):
@@ -750,6 +753,60 @@ class Planner:
         else:
             self.free_hand_for(container)
             self.heat(container, rule.heat_sources)
+
+    def is_cookware(self, obj: str) -> bool:
+        """A pot or pan (bddl's heat_cook containers, `knowledge.STOVETOP_COOKWARE`, the oven vessels): food is not
+        cut inside one."""
+        synset = self.world.objects.get(obj, "")
+        return synset in knowledge.cookware() or synset in knowledge.STOVETOP_COOKWARE \
+            or synset.split(".")[0] in _OVEN_VESSELS
+
+    def dice_on_board(self, whole: str, knife: str, rule: knowledge.Rule, pan: str) -> bool:
+        """Dice `whole` on the chopping board (or in a bowl or on a plate where there is no board) and tip the
+        pieces into `pan`, as a cook does (issue 31, review round 4: the zucchini was diced inside the frying pan,
+        the chard inside the hot saucepot). False, with nothing done, where no such cut surface is at hand."""
+        board = next((i for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
+                      and ("future", i) not in self.state and self.world.has(i, "graspable")), None)
+        before_state, before_plan = self.state, list(self.plan)
+        if board is not None and self.awkward_to_cut_in(board):  # the board out of the cabinet onto the counter
+            for lit in sorted(self.state):
+                if lit[0] == "ontop" and lit[2] == board and self.world.has(lit[1], "graspable") and lit[1] != whole \
+                        and lit[1] != knife:
+                    board = None  # a spatula lies on it too: not cleared for this
+                    break
+            if board is not None:
+                self.to_counter(board)
+                if self.awkward_to_cut_in(board):
+                    self.state, self.plan, board = before_state, before_plan, None
+        if board is None:
+            bowl = self.vessel_for(whole, rule.outputs[0][0])
+            board = bowl if bowl is not None and not self.is_cookware(bowl) and not self.awkward_to_cut_in(bowl) \
+                else None
+        if board is None:
+            return False
+        try:
+            if not any(lit[2] == board for lit in self.state & self.world.rests[whole]):
+                self.place(whole, "inside" if self.world.has(board, "fillable") else "ontop", board)
+            if self.held() != knife:
+                self.free_hand()
+                self.goto(knife, at_hand=True)
+                self.do("GRASP", knife)
+            self.goto(whole, at_hand=True)
+            self.do("CUT" if rule.kind == "slicing" else "DICE", whole)
+            # the knife goes down beside the board, not back onto the board that is tipped out next
+            support = min((lit[2] for lit in self.state & self.world.rests[board] if lit[0] == "ontop"), default=None)
+            if support is not None and self.put_down_fits("PLACE_ON_TOP", support, knife):
+                self.goto(support)  # it stood at the whole, which is gone (diced)
+                self.do("PLACE_ON_TOP", support)
+            else:
+                self.free_hand()
+            self.fetch(board)
+            self.goto(pan)
+            self.do("POUR", pan)
+            return True
+        except _Fail:
+            self.state, self.plan = before_state, before_plan
+            return False
 
     def awkward_to_cut_in(self, obj: str) -> bool:
         """Whether obj (a whole to cut, or the pot it is cut in) stands where no cook cuts: inside a cabinet,
@@ -959,7 +1016,7 @@ class Planner:
                 break
         if not self.goal.holds(self.state):
             return PlanResult(None, last_reason or "goal not reached")
-        self.plan = close_when_done(self.world, self.initial, self.plan)
+        self.plan = shut_between(self.world, self.initial, close_when_done(self.world, self.initial, self.plan))
         trace = execute(self.initial, self.world, self.plan)
         if any(s.status != "ok" for s in trace.steps) or not self.goal.holds(trace.final):
             return PlanResult(None, "the witness does not replay")
@@ -1024,6 +1081,80 @@ def close_when_done(world: World, initial: State, plan: Sequence[Action]) -> lis
                 states = states[:at + 1]
                 for action in plan[at:]:
                     states.append(apply(states[-1], world, action)[0])
+                break
+        i += 1
+    return plan
+
+
+SHUT_GAP = 4  # steps a fridge or cabinet would stand open unused before it is shut in between (`shut_between`)
+
+
+def _stays_shut(world: World, container: str) -> bool:
+    """A fridge, a cabinet, a drawer: furniture that is shut while the robot is away from it; not an appliance
+    the plan runs (an oven, a microwave, a blender) nor a box it carries."""
+    return world.has(container, "openable") and not world.has(container, "graspable") \
+        and not world.has(container, "heat_source") and not runs_closed(world, container)
+
+
+def shut_between(world: World, initial: State, plan: Sequence[Action], gap: int = SHUT_GAP) -> list[Action]:
+    """The plan with a fridge or cabinet shut as soon as the robot is done taking things out of it, and opened
+    again when it comes back (issue 31, review round 4: make_a_milkshake left the fridge open from step 4 to step
+    20 while the chocolate sauce was poured and the ice cream carried): a CLOSE goes at the earliest step after
+    the OPEN where the container would otherwise stand unused for at least `gap` steps, and an OPEN right before
+    the step that needs it again. Kept only where the rest of the plan still runs and ends in the same state
+    (less where the agent stands); each split costs two steps."""
+    plan = list(plan)
+    try:
+        states = [initial]
+        for action in plan:
+            states.append(apply(states[-1], world, action)[0])
+    except PreconditionError:
+        return plan
+    final = settled(world, states[-1])
+    i = 0
+    while i < len(plan):
+        action = plan[i]
+        if action.name != "OPEN" or not _stays_shut(world, action.args[0]):
+            i += 1
+            continue
+        container = action.args[0]
+        close, reopen = Action("CLOSE", (container,)), action
+        end = next((k for k in range(i + 1, len(plan)) if plan[k] == close), len(plan))
+        done = False
+        for at in range(i + 2, end):  # after at least the step that takes something out
+            if plan[at] == reopen or plan[at - 1] == close:
+                break
+            try:
+                state = apply(states[at], world, close)[0]
+            except PreconditionError:
+                continue
+            k, failed = at, None
+            while k < len(plan):  # the first later step the closed door stops
+                try:
+                    state = apply(state, world, plan[k])[0]
+                except PreconditionError:
+                    failed = k
+                    break
+                k += 1
+            if failed is None or failed - at < gap:
+                continue
+            walk = Action("NAVIGATE_TO", (container,))
+            if plan[failed] == close:  # not needed again before the plan's own CLOSE: that one goes
+                trials = [[*plan[:at], close, *plan[at:failed], *plan[failed + 1:]]]
+            else:  # opened again where it stands (at the ice cream in the fridge), else from the fridge's door
+                trials = [[*plan[:at], close, *plan[at:failed], reopen, *plan[failed:]]]
+                if plan[failed - 1].name == "NAVIGATE_TO" and failed - 1 > at:
+                    trials.append([*plan[:at], close, *plan[at:failed - 1], walk, reopen, *plan[failed:]])
+            for trial in trials:
+                end_state = _run_from(states[at], world, trial[at:])
+                if end_state is not None and settled(world, end_state) == final:
+                    plan = trial
+                    states = states[:at + 1]
+                    for step in plan[at:]:
+                        states.append(apply(states[-1], world, step)[0])
+                    done = True
+                    break
+            if done:
                 break
         i += 1
     return plan
