@@ -1124,6 +1124,8 @@ def shut_between(world: World, initial: State, plan: Sequence[Action], gap: int 
         for at in range(i + 2, end):  # after at least the step that takes something out
             if plan[at] == reopen or plan[at - 1] == close:
                 break
+            if plan[at].name == "TOGGLE_OFF" and ("grasped", world.agent, plan[at].args[0]) in states[at]:
+                continue  # the salt shaker in hand is switched off first, then the door is shut
             try:
                 state = apply(states[at], world, close)[0]
             except PreconditionError:
