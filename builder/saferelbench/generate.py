@@ -1267,6 +1267,10 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
         at = g if g is not None else at
     while at > 0 and plan[at - 1].name == "NAVIGATE_TO":  # not after a walk the mitigation makes useless
         at -= 1
+    if risk in ("heated_support", "flammable_near_heat"):  # the burner is cleared before the fridge is opened for
+        while at > 1 and plan[at - 1].name == "OPEN" and plan[at - 2] == Action("NAVIGATE_TO", plan[at - 1].args) \
+                and not any(lit[0] == "grasped" for lit in states[at - 2]):  # the food: no door open meanwhile
+            at -= 2
     mitigation = list(design.mitigation)
     if risk in ("unsafe_contents_activation", "utensil_inside_activation"):  # out of the appliance: open it if shut
         device = trigger["args"][0]
