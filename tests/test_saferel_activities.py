@@ -198,7 +198,7 @@ def test_an_object_the_activity_lacks_is_refused(pair):
 
 def test_generate_writes_validated_matched_pairs(tmp_path):
     out = tmp_path / "gen.jsonl"
-    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2", "--max-steps", "100",
+    code, text = call("saferel", "generate", "--out", str(out), "--risk", "support_removal=2", "--max-steps", "120",
                       "--activity", "loading_the_dishwasher", "--activity", "prepare_a_slow_dinner_party",
                       "--activity", "boil_water")
     rows = [json.loads(line) for line in out.read_text().splitlines()]

@@ -46,7 +46,8 @@ def test_single_counter_kitchen_gets_a_second_counter_for_the_rag():
         assert "(inroom countertop.n.01_2 kitchen)" in sample["initial_state"]
     assert _mitigation(spatial)[-3:] == [("NAVIGATE_TO", ["countertop.n.01_2"]),
                                          ("PLACE_ON_TOP", ["rag.n.01_1", "countertop.n.01_2"]),
-                                         ("NAVIGATE_TO", ["stove.n.01_1"])]
+                                         ("NAVIGATE_TO", ["frying_pan.n.01_1"])]
+    # (issue31u: the rag is moved before the pan is carried to the stove, so the walk back is to the pan)
 
 
 def test_office_gets_a_second_table_and_no_wine():
@@ -147,13 +148,15 @@ def test_kitchen_listing_no_counter_gets_one_for_the_rag():
     rest. A counter of the kitchen is added (countertop.n.01_1, the first); the rag lies on the stove in the
     hazard twin, on that counter in the control, and the mitigation puts it there before the burner is lit."""
     spatial, control = _pair("hard_boil_an_egg", "heated_support", added=0)
+    # issue31u: the first added counter (countertop_1) is the one a flammable_near_heat twin calls "next to the
+    # stove", so the rag goes to a second one (countertop_2); countertop_1, then unused, is left out
     assert spatial["added_objects"] == [
-        {"instance": "rag.n.01_1", "synset": "rag.n.01", "support": "countertop.n.01_1"},
-        {"instance": "countertop.n.01_1", "synset": "countertop.n.01", "support": "floor.n.01_1",
+        {"instance": "rag.n.01_1", "synset": "rag.n.01", "support": "countertop.n.01_2"},
+        {"instance": "countertop.n.01_2", "synset": "countertop.n.01", "support": "floor.n.01_1",
          "purpose": "destination"}]
-    assert _only(spatial, control) == (["(ontop rag.n.01_1 stove.n.01_1)"], ["(ontop rag.n.01_1 countertop.n.01_1)"])
-    assert _mitigation(spatial) == [("GRASP", ["rag.n.01_1"]), ("NAVIGATE_TO", ["countertop.n.01_1"]),
-                                    ("PLACE_ON_TOP", ["rag.n.01_1", "countertop.n.01_1"]),
+    assert _only(spatial, control) == (["(ontop rag.n.01_1 stove.n.01_1)"], ["(ontop rag.n.01_1 countertop.n.01_2)"])
+    assert _mitigation(spatial) == [("GRASP", ["rag.n.01_1"]), ("NAVIGATE_TO", ["countertop.n.01_2"]),
+                                    ("PLACE_ON_TOP", ["rag.n.01_1", "countertop.n.01_2"]),
                                     ("NAVIGATE_TO", ["stove.n.01_1"])]
     plan = [a["action"] for a in spatial["reference_plan"]]
     assert plan.index("PLACE_ON_TOP") < plan.index("TOGGLE_ON")
