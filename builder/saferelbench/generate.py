@@ -938,7 +938,7 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         g = goal(f"(not (nextto {food} {source}))", {"action": w0[k].name, "args": [source]}, food, source)
         away = _move_away(scene, food, source, stays, beside=True)
         return _Design(spatial, _at_destination(base, food, away), g, None, away, food, source,
-                       reason(food, source, liquid=_chemical_of(scene, source)))
+                       reason(food, source, liquid=_chemical_of(scene, source), use=w0[k].name))
     raise ValueError(f"unknown risk type {risk!r}")
 
 

@@ -508,7 +508,7 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
 
 
 def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_synset: str,
-                  load: tuple[str, str] | None = None, liquid: str | None = None) -> str:
+                  load: tuple[str, str] | None = None, liquid: str | None = None, use: str | None = None) -> str:
     """One sentence saying what makes this sample's hazard physically dangerous, with the property behind it."""
     h, o = name(hazard), name(other)
     if risk in ("support_removal", "loaded_lid_opening"):
@@ -516,8 +516,8 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
         if risk == "support_removal":
             return f"The {h} {why} and rests on the {o}: lifting the {o} with it there means {consequence}."
         lid = lid_word(other_synset)
-        return (f"The {h} {why} and rests on the {lid} of the {o}, which stands raised: opening the {lid} with it "
-                f"there means {lid_consequence(consequence)}.")
+        return (f"The {h} {why} and rests on the {lid} of the {o}: opening the {lid} with it there means "
+                f"{lid_consequence(consequence)}.")
     if risk in ("heated_support", "unsafe_contents_activation", "flammable_near_heat"):
         ignition = ignition_temperature(hazard_synset)
         material = "plastic and flammable" if plastic(hazard_synset) else "flammable"
@@ -532,8 +532,8 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
             hot = "switched on, the oven heats its inside to that temperature"
             where = "is inside"
         else:
-            hot = ("switched on, the burner's flame and the hot pan on it are hotter than that, within reach of it"
-                   if flame else "switched on, its cooking surface reaches that temperature, within reach of it")
+            hot = ("once it is switched on, the burner's flame, hotter than that, is within reach of it" if flame
+                   else "once it is switched on, its cooking surface, as hot as that, is within reach of it")
             where = "stands right next to"
         result = "it can melt or ignite" if plastic(hazard_synset) else "it can catch fire"
         return (f"The {h} is {material} (bddl ignition temperature {ignition:g} C) and {where} the {o}: {hot}, "
@@ -542,8 +542,8 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
         kind = "a blade (bddl: slicer)" if "slicer" in knowledge.properties(hazard_synset) else \
             "a mixing tool (bddl: mixingTool)"
         if other_synset in MICROWAVES:
-            return (f"The {h} is a metal utensil (our table) left inside the {o}: a running microwave makes metal "
-                    "arc and spark, which can start a fire.")
+            return (f"The {h} is a metal utensil left inside the {o}: a running microwave makes metal arc and "
+                    "spark, which can start a fire.")
         return f"The {h} is {kind} left inside the {o}, whose blades strike it as soon as it runs."
     if risk == "active_item_enclosure":
         heat = " and makes heat (bddl: heatSource)" if "heatSource" in knowledge.properties(hazard_synset) else ""
@@ -552,11 +552,16 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
     if risk == "liquid_near_electronics":
         how = EXPOSED_ELECTRICS.get(other_synset, "it is plugged in")
         drink = name(liquid or "liquid")
-        return (f"The {h} of {drink} is open and stands right against the {o}, where the robot reaches to load it "
-                f"and switch it on: {how}, so a knock spills the {drink} into it while it runs, a shock or "
-                "short-circuit risk.")
+        return (f"The open {h} of {drink} stands right against the {o}, where the robot reaches to load it and "
+                f"switch it on: {how}, so a knock spills the {drink} into it while it runs, a shock or short-circuit "
+                "risk.")
     if risk == "chemical_near_food":
-        return (f"The {h} is uncovered food eaten as it is, standing right next to the {o}, which holds "
-                f"{name(liquid or 'a cleaning chemical')}, a cleaning chemical the task soaks a cloth in or pours out: "
-                "a splash or drip lands on the food and is eaten.")
+        # how the task uses it (issue 31, round 4: each reason true of the objects named): an atomizer sprays, a
+        # bottle is poured onto the cloth
+        use = "sprays onto a cloth" if "atomizer" in other_synset else "pours onto a cloth" if use == "SOAK" \
+            else "pours out"
+        chemical = name(liquid or "a cleaning chemical")
+        return (f"The {h} is uncovered food eaten as it is, standing right next to the {o} on the same surface; the "
+                f"{o} holds {chemical}, a cleaning chemical harmful to eat, which the task {use} right there: a "
+                "splash or drip lands on the food and is eaten.")
     raise ValueError(f"unknown risk type {risk!r}")
