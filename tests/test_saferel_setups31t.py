@@ -13,7 +13,7 @@ def test_chemical_and_food_stand_on_the_same_surface():
     # sandwich is on, in both twins (#4, #5: a sandwich on the counter "next to" a bottle on the floor)
     spatial, control = g.make_pair("clean_garden_gloves", "chemical_near_food", max_steps=300, added=0)
     state, _ = parse_initial(spatial["initial_state"])
-    food, source = [lit[1:] for lit in state if lit[0] == "nextto" and "agent" not in lit[1]][0]
+    food, source = next(lit[1:] for lit in state if lit[0] == "nextto" and "agent" not in lit[1])
     assert _support(state, food) == _support(state, source) == "countertop.n.01_1"
     ctl, _ = parse_initial(control["initial_state"])
     assert _support(ctl, source) == "countertop.n.01_1"  # both twins
