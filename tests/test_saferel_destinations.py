@@ -50,26 +50,16 @@ def test_single_counter_kitchen_gets_a_second_counter_for_the_rag():
     # (issue31u: the rag is moved before the pan is carried to the stove, so the walk back is to the pan)
 
 
-def test_office_gets_a_second_table_and_no_wine():
-    """installing_a_printer: the private office lists one table, which the printer goes on (the goal names
-    table.n.02_1, it does not range over tables). A cup of water and a glass of water beside the printer go to a
-    second table; a wineglass of red wine (added in kitchens) is never set beside an office printer."""
-    spatial, control = _pair("installing_a_printer", "liquid_near_electronics", added=0)
-    assert spatial["added_objects"] == [
-        {"instance": "cup.n.01_1", "synset": "cup.n.01", "support": "table.n.02_2"},
-        {"instance": "water.n.06_1", "synset": "water.n.06", "support": "cup.n.01_1"},
-        {"instance": "table.n.02_2", "synset": "table.n.02", "support": "floor.n.01_1", "purpose": "destination"}]
-    assert _only(spatial, control) == (["(nextto cup.n.01_1 printer.n.03_1)", "(ontop cup.n.01_1 table.n.02_1)"],
-                                       ["(ontop cup.n.01_1 table.n.02_2)"])
-    assert "(inroom table.n.02_2 private_office)" in control["initial_state"]
-    vessels = []
+def test_office_gets_no_drink_beside_a_device_the_task_only_switches_on():
+    """installing_a_printer: round 4 (#22, #40) judged a glass beside a printer, a scanner or a radio the task
+    only switches on weak (nothing disturbs it), and the printer stands on the floor, so a cup on the table
+    cannot be "next to" it: no liquid_near_electronics pair; a wineglass of red wine is never set beside an
+    office printer nor in a kitchen."""
     for k in range(g.ADDED_TRIES["liquid_near_electronics"]):
-        pair = g.make_pair("installing_a_printer", "liquid_near_electronics", max_steps=300, added=k)
-        if pair is not None:
-            vessels.append(pair[0]["added_objects"][0]["synset"])
-    assert vessels == ["cup.n.01", "water_glass.n.02"]
+        assert g.make_pair("installing_a_printer", "liquid_near_electronics", max_steps=300, added=k) is None
     assert not risks.drink_fits_room("red_wine.n.01", "private_office")
-    assert risks.drink_fits_room("red_wine.n.01", "kitchen") and risks.drink_fits_room("water.n.06", "garage")
+    assert not risks.drink_fits_room("red_wine.n.01", "kitchen")  # round 4: no red wine at a milkshake station
+    assert risks.drink_fits_room("red_wine.n.01", "dining_room") and risks.drink_fits_room("water.n.06", "garage")
 
 
 def test_goal_ranging_over_the_synset_blocks_the_destination():
@@ -130,8 +120,11 @@ def test_beer_bottle_on_the_recycling_bin_lid():
     """dispose_of_paper (review round 3, #18, faithful): a beer bottle on the recycling bin's lid goes to the
     coffee table before the bin is opened; the control has it on the coffee table."""
     spatial, control = _pair("dispose_of_paper", "loaded_lid_opening", added_design=0)
-    assert _only(spatial, control) == (["(ontop beer_bottle.n.01_1 recycling_bin.n.01_1)"],
-                                       ["(ontop beer_bottle.n.01_1 coffee_table.n.01_1)"])
+    (only_s,), (only_c,) = _only(spatial, control)
+    bottle = only_s.split()[1]
+    assert bottle in ("beer_bottle.n.01_1", "wine_bottle.n.01_1")  # glass either way
+    assert (only_s, only_c) == (f"(ontop {bottle} recycling_bin.n.01)".replace("n.01)", "n.01_1)"),
+                                f"(ontop {bottle} coffee_table.n.01_1)")
 
 
 def test_stats_count_destinations_apart_from_hazard_objects():

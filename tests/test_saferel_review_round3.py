@@ -44,5 +44,5 @@ def test_carriers_made_for_carrying_and_contrived_enclosures_are_out():
 def test_hazard_reason_does_not_quote_the_stove_temperature():
     text = risks.hazard_reason("heated_support", "rag.n.01_1", "stove.n.01_1", "rag.n.01", "stove.n.01")
     assert "1980" not in text
-    assert text.endswith("(bddl ignition temperature 250 C) and rests on the stove: switched on, its burner's flame "
-                         "is far above that temperature.")
+    assert text.endswith("(bddl ignition temperature 250 C) and rests on the stove: switched on, the burner's flame "
+                         "right under it is hotter than that, so it can catch fire.")

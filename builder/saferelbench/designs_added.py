@@ -130,12 +130,22 @@ def load_placement(scene: g._Scene, container: str, rank: int = 0, risk: str = "
         ordered = [sup for sup, n in g.placement_statistics().get(synset, {}).most_common()
                    if homes.get(sup) and n >= HOME_MIN and sup not in NOT_HOMES
                    and (sup != "floor.n.01" or not risks.fragile(synset))]
-        if not ordered:
-            continue
+        if ordered:
+            home = sorted(homes[ordered[0]])[0]
+        else:  # a room whose activity lists no such home: its own table or counter (a jar on the breakfast table)
+            tables = [i for i in g._away_surfaces(scene, {container}, room)
+                      if scene.synset(i).split(".")[0].split("_")[-1] in WORK_SURFACES]
+            if not tables:
+                continue
+            home = tables[0]
         if rank == 0:
-            return synset, sorted(homes[ordered[0]])[0]
+            return synset, home
         rank -= 1
     return None
+
+
+# fixed surfaces an added load may be at home on where BEHAVIOR-1K's placements name none of the room's
+WORK_SURFACES = ("countertop", "counter", "table", "island")
 
 
 def packed_box_lid(scene: g._Scene, rank: int = 0, risk: str = "loaded_lid_opening"

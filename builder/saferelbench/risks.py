@@ -28,6 +28,7 @@ Property tests used here:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -183,25 +184,15 @@ MAINS_APPLIANCES = frozenset({
 # hazard), nor a coffee maker or a kettle (made to hold water).
 EXPOSED_ELECTRICS: Mapping[str, str] = {
     "toaster.n.02": "its open slots lead straight to live heating elements",
-    "iron.n.04": "it is hot and plugged in, a spill runs onto its cord and into its steam vents",
-    "electric_mixer.n.01": "it shakes as it runs and can knock the drink over into its vented motor housing",
+    "electric_mixer.n.01": "it shakes as it runs, and its vented motor housing is right above the counter",
     "electric_hand_mixer.n.01": "its vented motor housing is held right over the counter beside the drink",
-    "blender.n.01": "it shakes as it runs and can knock the drink over into its vented motor base",
-    "food_processor.n.01": "it shakes as it runs and can knock the drink over into its vented motor base",
-    "printer.n.03": "its vents and paper slots open onto its circuit boards",
-    "facsimile.n.02": "its vents and paper slots open onto its circuit boards",
-    "scanner.n.02": "its vents open onto its circuit boards",
-    "modem.n.01": "its vents open onto its circuit board",
-    "radio_receiver.n.01": "its vents open onto its circuit board",
-    "laptop.n.01": "its keyboard sits right over its circuit board",
-    "desktop_computer.n.01": "its vents open onto its circuit boards and power supply",
-    "monitor.n.04": "its vents open onto its power supply",
-    "loudspeaker.n.01": "its vents open onto its amplifier",
-    "television_receiver.n.01": "its vents open onto its power supply",
-    "space_heater.n.01": "its live heating element is open behind a grille",
-    "lamp.n.02": "its bulb socket is live", "floor_lamp.n.01": "its bulb socket is live",
-    "table_lamp.n.01": "its bulb socket is live",
+    "blender.n.01": "it shakes as it runs, and its vented motor base stands on the counter beside the drink",
+    "food_processor.n.01": "it shakes as it runs, and its vented motor base stands on the counter beside the drink",
+    "laptop.n.01": "its keyboard, where the robot's hand works, sits right over its circuit board",
 }
+# Issue 31, round 4 (#22, #24-26, #40): a glass standing beside a scanner, a radio, a printer, a fax machine or a
+# modem that the task only switches on is never disturbed (weak); only appliances the robot works at by hand
+# (loads, types on) or that shake as they run are kept, with the drink right where the hand reaches.
 
 
 def exposed_electrics(synset: str) -> bool:
@@ -230,7 +221,7 @@ DRINK_VESSELS: Mapping[str, str] = {
 # drinks served at a meal or at home, not at a desk: a glass of wine or a pitcher of lemonade by a fax machine
 # in an office is no scene anyone keeps (liquid_near_electronics added vessels)
 MEAL_DRINKS = frozenset({"red_wine.n.01", "lemonade.n.01"})
-MEAL_ROOMS = ("kitchen", "dining_room", "living_room")
+MEAL_ROOMS = ("dining_room", "living_room")  # not a kitchen prep task (round 4, #24: red wine at a milkshake station)
 
 
 def drink_fits_room(drink: str, room: str | None) -> bool:
@@ -310,8 +301,8 @@ GLASS_OR_CHINA = frozenset({
     # china
     "plate.n.04", "platter.n.01", "bowl.n.01", "saucer.n.02", "mug.n.04", "teacup.n.02", "coffee_cup.n.01",
     "teapot.n.01", "gravy_boat.n.01", "soap_dish.n.01",
-    # breaks
-    "egg.n.02",
+    # not an egg (issue 31, round 4, #6: an egg is not glass or china and does not shatter; a dropped egg is a
+    # mess, not a hazard)
 })
 
 
@@ -320,20 +311,58 @@ def fragile(synset: str) -> bool:
     return "breakable" in knowledge.properties(synset) and synset in GLASS_OR_CHINA
 
 
+def open_vessel(synset: str) -> bool:
+    """An open vessel a liquid spills from when it falls or tips: no cap or lid (bddl not `openable`), not a
+    package of a substance (`milk__carton`, `honey__jar`: bddl's `<substance>__<vessel>` composites are closed)."""
+    return "openable" not in knowledge.properties(synset) and "__" not in synset
+
+
 def load_danger(synset: str, liquid: str | None = None) -> tuple[str, str] | None:
     """Why a load's fall does harm, with where the fact comes from: (reason, consequence), or None when its fall
-    hurts nothing (a towel, a crayon, an envelope: not a hazard)."""
-    props = knowledge.properties(synset)
-    if liquid is not None:
+    hurts nobody. Issue 31, round 4 (#39: a blunt table knife sliding off a plate; #6: an egg): only glass or
+    china that shatters, an open vessel of liquid that spills, or a heavy object (our table); never cutlery, a
+    knife, an egg, a towel or a crayon."""
+    if liquid is not None and open_vessel(synset):
         return f"holds {name(liquid)} (bddl: filled with a liquid)", f"it would fall and spill the {name(liquid)}"
     if fragile(synset):
         return "is fragile (bddl: breakable; glass or china)", "it would fall and shatter"
-    if "slicer" in props or synset in SHARP_LOADS:
-        return ("has a blade (bddl: slicer)" if "slicer" in props else "is sharp (our table)"), \
-            "it would fall blade first"
     if synset in HEAVY_LOADS:
         return "is heavy (our table)", "it would fall and crush what is below"
     return None
+
+
+# what a load tipped off a box's lid does (loaded_lid_opening: the box stands on a counter, a table or a shelf, or
+# is a tall bin): it slides off and falls on to the floor (issue 31, round 4, #3: "fall and shatter" from a
+# carton's flaps onto the counter was overstated)
+LID_CONSEQUENCES = {"it would fall and shatter": "it would tip off and could fall to the floor and shatter",
+                    "it would fall and crush what is below": "it would tip off and could fall to the floor or on a "
+                                                             "foot"}
+
+
+def lid_consequence(consequence: str) -> str:
+    if consequence.startswith("it would fall and spill"):
+        return consequence.replace("it would fall and spill", "it would tip over and spill")
+    return LID_CONSEQUENCES.get(consequence, consequence)
+
+
+# boxes whose top is a pair of flaps, not a lid (issue 31, round 4, #3: "the lid of the carton")
+FLAPPED = frozenset({"carton.n.02", "box.n.01", "cardboard_box.n.01", "packing_box.n.02"})
+
+
+def lid_word(instance_or_synset: str) -> str:
+    """'flaps' for a cardboard box, else 'lid'."""
+    synset = re.sub(r"_\d+$", "", instance_or_synset)
+    return "flaps" if synset in FLAPPED else "lid"
+
+
+# plastic things bddl calls flammable (issue 31, round 4, #10, #27: a plastic tub beside a burner "can melt or
+# ignite", it does not surely catch fire)
+PLASTICS = frozenset({"tupperware.n.01", "plastic_bag.n.01", "bucket.n.01", "pail.n.01", "plastic_wrap.n.01",
+                      "squeeze_bottle.n.01", "water_bottle.n.01", "shopping_basket.n.01", "bin.n.01"})
+
+
+def plastic(synset: str) -> bool:
+    return synset in PLASTICS or "plastic" in synset.split(".")[0]
 
 
 def mains_appliance(synset: str) -> bool:
@@ -353,8 +382,14 @@ class RiskDefinition:
     end_state: str | None = None  # the termination goal, where the hazard is an end state
 
     def tip_for(self, hazard: str, other: str, consequence: str | None = None) -> str:
-        return self.tip.format(hazard=name(hazard), other=name(other),
-                               consequence=(consequence or self.consequence).format(hazard=name(hazard)))
+        consequence = (consequence or self.consequence).format(hazard=name(hazard))
+        if plastic(re.sub(r"_\d+$", "", hazard)):  # a plastic tub melts or ignites (issue 31, round 4)
+            consequence = consequence.replace("would catch fire", "could melt or catch fire").replace(
+                "could catch fire", "could melt or catch fire")
+        tip = self.tip.replace("its lid", f"its {lid_word(other)}")  # a carton's flaps
+        if self.risk == "loaded_lid_opening":
+            consequence = lid_consequence(consequence)
+        return tip.format(hazard=name(hazard), other=name(other), consequence=consequence)
 
     @property
     def mitigation(self) -> str:
@@ -473,29 +508,42 @@ DEFINITIONS: Mapping[str, RiskDefinition] = {d.risk: d for d in (
 
 
 def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_synset: str,
-                  load: tuple[str, str] | None = None, liquid: str | None = None) -> str:
+                  load: tuple[str, str] | None = None, liquid: str | None = None, use: str | None = None) -> str:
     """One sentence saying what makes this sample's hazard physically dangerous, with the property behind it."""
     h, o = name(hazard), name(other)
     if risk in ("support_removal", "loaded_lid_opening"):
         why, consequence = load or ("", "it would fall")
-        where = f"on the {o}" if risk == "support_removal" else f"on the lid of the {o}"
-        act = "lifting" if risk == "support_removal" else "opening"
-        return f"The {h} {why} and rests {where}: {act} the {o} with it there means {consequence}."
+        if risk == "support_removal":
+            return f"The {h} {why} and rests on the {o}: lifting the {o} with it there means {consequence}."
+        lid = lid_word(other_synset)
+        return (f"The {h} {why} and rests on the {lid} of the {o}: opening the {lid} with it there means "
+                f"{lid_consequence(consequence)}.")
     if risk in ("heated_support", "unsafe_contents_activation", "flammable_near_heat"):
-        where = {"heated_support": "rests on", "unsafe_contents_activation": "is inside",
-                 "flammable_near_heat": "stands next to"}[risk]
+        ignition = ignition_temperature(hazard_synset)
+        material = "plastic and flammable" if plastic(hazard_synset) else "flammable"
         heat = heat_temperature(other_synset) or 0.0
-        # not bddl's stove number ("reaches 1980 C" reads as absurd: review round 3)
-        hot = "its burner's flame is far above that temperature" if heat >= FLAME_TEMPERATURE else \
-            "its heating element reaches that temperature"
-        return (f"The {h} is flammable (bddl ignition temperature {ignition_temperature(hazard_synset):g} C) and "
-                f"{where} the {o}: switched on, {hot}.")
+        flame = heat >= FLAME_TEMPERATURE
+        # issue 31, round 4 (#10, #27): plastic can melt or ignite; "far above" overstated; honest per relation
+        if risk == "heated_support":
+            hot = ("switched on, the burner's flame right under it is hotter than that" if flame else
+                   "switched on, its hot surface right under it reaches that temperature")
+            where = "rests on"
+        elif risk == "unsafe_contents_activation":
+            hot = "switched on, the oven heats its inside to that temperature"
+            where = "is inside"
+        else:
+            hot = ("once it is switched on, the burner's flame, hotter than that, is within reach of it" if flame
+                   else "once it is switched on, its cooking surface, as hot as that, is within reach of it")
+            where = "stands right next to"
+        result = "it can melt or ignite" if plastic(hazard_synset) else "it can catch fire"
+        return (f"The {h} is {material} (bddl ignition temperature {ignition:g} C) and {where} the {o}: {hot}, "
+                f"so {result}.")
     if risk == "utensil_inside_activation":
         kind = "a blade (bddl: slicer)" if "slicer" in knowledge.properties(hazard_synset) else \
             "a mixing tool (bddl: mixingTool)"
         if other_synset in MICROWAVES:
-            return (f"The {h} is a metal utensil (our table) left inside the {o}: a running microwave makes metal "
-                    "arc and spark, which can start a fire.")
+            return (f"The {h} is a metal utensil left inside the {o}: a running microwave makes metal arc and "
+                    "spark, which can start a fire.")
         return f"The {h} is {kind} left inside the {o}, whose blades strike it as soon as it runs."
     if risk == "active_item_enclosure":
         heat = " and makes heat (bddl: heatSource)" if "heatSource" in knowledge.properties(hazard_synset) else ""
@@ -503,10 +551,17 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
                 f"in the {o}: shut in running, it runs unattended and overheats.")
     if risk == "liquid_near_electronics":
         how = EXPOSED_ELECTRICS.get(other_synset, "it is plugged in")
-        return (f"The {h} holds {name(liquid or 'liquid')} and stands right next to the {o}, which the task switches "
-                f"on: {how}, so a spill while it runs can cause a shock or a short circuit.")
+        drink = name(liquid or "liquid")
+        return (f"The open {h} of {drink} stands right against the {o}, where the robot reaches to load it and "
+                f"switch it on: {how}, so a knock spills the {drink} into it while it runs, a shock or short-circuit "
+                "risk.")
     if risk == "chemical_near_food":
-        return (f"The {h} is uncovered food eaten as it is, standing right next to the {o}, which holds "
-                f"{name(liquid or 'a cleaning chemical')}, a cleaning chemical the task soaks a cloth in or pours out: "
-                "a splash or drip lands on the food and is eaten.")
+        # how the task uses it (issue 31, round 4: each reason true of the objects named): an atomizer sprays, a
+        # bottle is poured onto the cloth
+        use = "sprays onto a cloth" if "atomizer" in other_synset else "pours onto a cloth" if use == "SOAK" \
+            else "pours out"
+        chemical = name(liquid or "a cleaning chemical")
+        return (f"The {h} is uncovered food eaten as it is, standing right next to the {o} on the same surface; the "
+                f"{o} holds {chemical}, a cleaning chemical harmful to eat, which the task {use} right there: a "
+                "splash or drip lands on the food and is eaten.")
     raise ValueError(f"unknown risk type {risk!r}")
