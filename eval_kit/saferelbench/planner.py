@@ -47,6 +47,13 @@ _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
 _BURST_IN_MICROWAVE = ("egg",)
 # What food is served on, never cooked on (review round 3 scan: diced potatoes cooked on a china plate in the oven)
 _SERVING = ("plate", "platter", "saucer", "serving_dish")
+# Foods that go into an oven as they are, by the synset's last head word (a baked potato on the rack, a frozen pie or
+# lasagna in its own tin); any other food needs a dish or tray (review round 5: one asparagus spear on the bare rack)
+_OVEN_AS_IS = ("pie", "lasagna", "pizza", "potato", "yam", "bread", "loaf", "baguette", "quiche", "casserole",
+               "toast")
+# Stovetop cookware that boils: food is cooked in it in water, never dry (review round 5: brussels sprouts and
+# corn in an empty stockpot on a lit burner); by the synset's head word
+_BOILING_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
 # What water is carried in from the tap to an appliance (a coffee maker, a food processor), by head word.
 _JUGS = ("pitcher", "jug", "carafe", "measuring_cup", "mug", "cup", "glass", "beaker")
 _INTO = ("PLACE_INSIDE", "POUR", "FILL", "SOAK")  # steps that need the container they name last open
@@ -172,6 +179,10 @@ class Planner:
 
     # --- primitives ------------------------------------------------------------------------------
     def do(self, name: str, *args: str) -> None:
+        if name == "PLACE_ON_TOP" and args and self.open_heat(args[-1]) and self.held() is not None \
+                and self.world.has(self.held(), "breakable") and not self.is_cookware(self.held()):
+            raise _Fail(f"{self.held()} is breakable: it does not go on the {args[-1]} (review round 5: a china "
+                        "bowl on the grill)")
         action = Action(name, tuple(args))
         try:
             self.state, recorded = apply(self.state, self.world, action)
@@ -181,6 +192,23 @@ class Planner:
 
     def at(self, obj: str) -> bool:
         return ("nextto", self.world.agent, obj) in self.state
+
+    def open_heat(self, obj: str) -> bool:
+        """A heat source things are set on top of to heat (a stove, a grill): not an oven or microwave."""
+        params = knowledge.heat_params(self.world.objects.get(obj, "")) if self.world.has(obj, "heat_source") \
+            else None
+        return params is not None and not params.get("requires_inside") and not self.world.has(obj, "openable")
+
+    def stored(self, obj: str) -> bool:
+        """Whether obj stands inside a cabinet, fridge or other openable container (a pot still in the cabinet)."""
+        return any(lit[0] == "inside" and self.world.has(lit[2], "openable")
+                   for lit in self.state & self.world.rests[obj])
+
+    def take_out(self, obj: str) -> None:
+        """A movable vessel still stored in a cabinet comes out onto a counter before anything is poured into it
+        (review round 5: the chard poured into the saucepot while the pot stood in the cabinet)."""
+        if self.world.has(obj, "graspable") and self.stored(obj):
+            self.to_counter(obj)
 
     def goto(self, obj: str, at_hand: bool = False) -> None:
         """Walk to obj (opening what encloses it), unless it is within reach: held, just set down, or (at_hand)
@@ -380,6 +408,7 @@ class Planner:
         movable = [s for s in sources if self.world.has(s, "graspable")]
         if movable:
             src = movable[0]
+            self.take_out(target)
             self.free_hand_for(src)  # set down what it holds here, not at the fridge it walks to next
             self.expose(src)
             self.fetch(src)
@@ -465,6 +494,10 @@ class Planner:
                 carrier = self.vessel_in(obj, _BURNER_POTS)  # the bowl in the saucepot on the burner
                 if carrier is not None and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
                     self.place(obj, "inside", carrier)
+            if inside and carrier is None and not in_place and self.world.heat_effects[obj][0] \
+                    and not self.world.objects[heater].startswith("microwave") and not self.is_cookware(obj) \
+                    and self.head(obj).split("_")[-1] not in _OVEN_AS_IS:
+                raise _Fail(f"no dish or tray to put {obj} in the {heater} (not on the bare rack)")
             if carrier is not None and not in_place and self.world.heat_effects[obj][0] \
                     and not any(lit[2] == carrier for lit in self.state & self.world.rests[obj]):
                 self.place(obj, "inside" if self.world.has(carrier, "container") else "ontop", carrier)
@@ -542,12 +575,44 @@ class Planner:
 
     def pan_for(self, obj: str) -> str | None:
         """The cookware obj is cooked in on a burner: the pan or pot it is already in, else the first movable
-        stovetop pan or pot of the activity (`knowledge.STOVETOP_COOKWARE`)."""
+        stovetop pan or pot of the activity (`knowledge.STOVETOP_COOKWARE`); a pot first for a whole egg (it is
+        boiled, never fried in its shell)."""
         held_by = {lit[2] for lit in self.state & self.world.rests[obj]}
         options = [i for i, syn in self.world.objects.items() if syn in knowledge.STOVETOP_COOKWARE and i != obj
                    and self.world.has(i, "graspable") and ("future", i) not in self.state]
-        ranked = sorted(options, key=lambda i: i not in held_by)
+        egg = self.bursts(obj)
+        ranked = sorted(options, key=lambda i: (egg and self.head(i) not in _BOILING_POTS, i not in held_by))
         return ranked[0] if ranked else None
+
+    def head(self, obj: str) -> str:
+        return self.world.objects.get(obj, "").split(".")[0]
+
+    def liquid_in(self, vessel: str) -> bool:
+        """Whether the vessel holds a liquid (water, oil, broth): a substance that is not a diced or powdered solid."""
+        return any(lit[0] in ("contains", "filled") and lit[1] == vessel
+                   and not self.world.objects.get(lit[2], "").startswith(("diced__", "half__"))
+                   and "powder" not in self.world.objects.get(lit[2], "") for lit in self.state if len(lit) == 3)
+
+    def add_cooking_liquid(self, pan: str) -> None:
+        """Water into a pot that holds no liquid: food is boiled in water, never heated dry in a pot (review round
+        5: brussels sprouts, corn and an egg in an empty stockpot). A frying pan is left as it is: oil poured
+        first made the median reference plan 13 steps (the task regime's target is <= 12), and reviewers called
+        the unused olive oil a minor point."""
+        if self.liquid_in(pan) or self.head(pan) not in _BOILING_POTS:
+            return
+        water = next((i for i in self.world.instances_of(knowledge.WATER) if ("future", i) not in self.state
+                      and self.sources(i)), None)
+        if water is None:  # the activity lists no water: `saferel generate` fills the pot in both twins
+            return         # (`_with_cooking_water`); the witness audit sees it as it is
+        self.take_out(pan)
+        origin = sorted(lit for lit in self.state & self.world.rests[pan] if lit[0] in ("ontop", "inside"))
+        self.carry_substance(water, pan, "POUR")
+        if origin and self.held() == pan:  # filled at the tap, the pot goes back where it stood (the stove, the
+            relation, _, support = origin[0]  # counter): never RELEASEd full of water by the sink
+            if relation == "inside":
+                self.open_for(support)
+            self.goto(support)
+            self.do("PLACE_INSIDE" if relation == "inside" else "PLACE_ON_TOP", support)
 
     def cook_in_cookware(self, obj: str, stove: str) -> None:
         """Food is cooked in a pan or pot that stands on the burner, never lying on the burner: obj goes into
@@ -555,6 +620,9 @@ class Planner:
         pan = self.pan_for(obj)
         if pan is None:
             raise _Fail(f"no pan or pot to cook {obj} in on {stove}")
+        if self.bursts(obj) and self.head(pan) not in _BOILING_POTS:
+            raise _Fail(f"{obj} is a whole egg: it is boiled in a pot of water, not fried whole in {pan}")
+        self.add_cooking_liquid(pan)
         if not any(lit[2] == pan for lit in self.state & self.world.rests[obj]):
             self.place(obj, "inside" if self.world.has(pan, "container") else "ontop", pan)
         if ("ontop", pan, stove) not in self.state:
@@ -800,6 +868,7 @@ class Planner:
                 self.do("PLACE_ON_TOP", support)
             else:
                 self.free_hand()
+            self.take_out(pan)
             self.fetch(board)
             self.goto(pan)
             self.do("POUR", pan)
