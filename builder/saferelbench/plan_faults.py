@@ -14,7 +14,17 @@ them over a whole config. Each rule reads one step's before-state:
                or cooked on;
 - egg-in-pan:  a whole raw egg cooked in a frying pan (in its shell, dry);
 - pour-into-stored: POUR into a vessel that still stands inside a cabinet, fridge or other openable container;
-- dice-in-vessel: DICE of food lying in a pan or pot, or on a plate that holds something else.
+- dice-in-vessel: DICE of food lying in a pan or pot, or on a plate that holds something else;
+- pour-from-closed: POUR or APPLY from a held container that can be opened and is shut (hay tipped out of a shut
+               carton, review round 6);
+- mop-in-bottle: SOAK of a floor mop or broom at a bottle or atomizer (a mop does not go into a detergent bottle,
+               review round 6);
+- food-shut-away: CLOSE of a cabinet or other fixed storage (not a fridge, oven, microwave or other appliance,
+               not a tupperware or box that is carried) with a food inside it (directly, or on or in what is
+               inside it) that the plan put there, that spoils at room temperature (`PERISHABLE`: meat, fish,
+               eggs, dairy, cooked dishes) and that lies bare or on an open support (a raw brisket on the
+               chopping board shut in the cabinet, review round 6); bread or fruit, food in a lidded vessel (a
+               jar) and a package of a substance (a sack of rice) are not counted.
 """
 
 from __future__ import annotations
@@ -33,7 +43,9 @@ FATS = ("oil", "butter", "lard", "shortening", "margarine", "ghee")
 OPEN_HEAT = ("stove", "grill")
 AS_IS = ("pie", "lasagna", "pizza", "potato", "yam", "bread", "loaf", "baguette", "quiche", "casserole", "toast")
 FAULTS = ("dry-pot", "unused-oil", "bare-oven", "breakable-on-heat", "egg-in-pan", "pour-into-stored",
-          "dice-in-vessel")
+          "dice-in-vessel", "pour-from-closed", "mop-in-bottle", "food-shut-away")
+FLOOR_TOOLS = ("swab", "mop", "broom", "squeegee")
+NARROW = ("bottle", "atomizer", "carboy", "flask", "jar", "can")
 REFUSED = frozenset(FAULTS) - {"unused-oil"}  # what `saferel generate` keeps no pair with
 
 
@@ -108,6 +120,59 @@ def plan_faults(world: World, initial: State, plan: Sequence[Action]) -> list[tu
                                           for lit in state if len(lit) == 3)
             if head in POTS + PANS or (head in ("plate", "platter") and others):
                 out.append((k, "dice-in-vessel", f"{text}: in/on {holder}"))
+        if name in ("POUR", "APPLY") and len(args) == 2 and world.has(args[0], "openable") \
+                and ("open", args[0]) not in state:
+            out.append((k, "pour-from-closed", f"{text}: {args[0]} is shut"))
+        if name == "SOAK" and len(args) == 2 and _head(objects.get(args[0], "")).split("_")[-1] in FLOOR_TOOLS \
+                and _head(objects.get(args[1], "")).split("_")[-1] in NARROW:
+            out.append((k, "mop-in-bottle", text))
+        if name == "CLOSE" and args and not any(world.has(args[0], a) for a in ("cold_source", "heat_source",
+                                                                                "toggleable", "graspable")):
+            for food in sorted(_shut_in(state, world, args[0])):
+                if not _within(initial, food, args[0]):
+                    out.append((k, "food-shut-away", f"{text}: {food} inside"))
+    return out
+
+
+def _within(state: State, obj: str, container: str, depth: int = 3) -> bool:
+    """Whether obj is inside `container`, directly or through what it rests on or in (a brisket on the board in
+    the cabinet), up to `depth` levels."""
+    current = {obj}
+    for _ in range(depth):
+        if any(("inside", o, container) in state for o in current):
+            return True
+        current = {lit[2] for lit in state if lit[0] in ("inside", "ontop") and len(lit) == 3 and lit[1] in current}
+        if not current:
+            return False
+    return False
+
+
+# foods that spoil at room temperature, by the synset's last head word (our table): raw or cooked meat and fish,
+# eggs and dairy, cooked dishes; bread, fruit, nuts and packaged goods keep in a cupboard
+PERISHABLE = ("steak", "brisket", "beef", "pork", "porkchop", "chicken", "turkey", "ham", "lamb", "sausage", "bacon",
+              "bratwurst", "chorizo", "fish", "salmon", "tuna", "trout", "shrimp", "prawn", "meat", "rib", "duck",
+              "fillet", "burger", "hamburger", "patty", "meatball", "hock", "drumstick", "wing", "clam", "mussel",
+              "oyster", "egg", "milk", "cheese", "yogurt", "butter", "cream", "pancake", "waffle", "lasagna",
+              "casserole", "soup", "stew", "quiche", "pizza", "sandwich")
+
+
+def perishable(synset: str) -> bool:
+    return _head(synset).split("_")[-1] in PERISHABLE
+
+
+def _shut_in(state: State, world: World, container: str) -> set[str]:
+    """The foods (objects, not substances, not a package of a substance) inside `container`, at any depth, that
+    lie bare in it or on an open support (a chopping board, a platter): not those stored in a lidded vessel (a
+    peach in a mason jar, leftovers in a tupperware)."""
+    out = set()
+    for o, syn in world.objects.items():
+        if not knowledge.is_food(syn) or knowledge.is_substance(syn) or "__" in syn or not _within(state, o, container):
+            continue
+        holder = _holder(state, o)
+        if holder is not None and holder != container and world.has(holder, "openable"):
+            continue
+        if perishable(syn):
+            out.add(o)
     return out
 
 

@@ -780,6 +780,8 @@ def _fill_soak(state: State, world: World, name: str, held: str, target: str) ->
 
 
 def _pour_apply(state: State, world: World, name: str, held: str, target: str) -> State:
+    if world.has(held, "openable") and ("open", held) not in state:  # review round 6: hay tipped out of a shut carton
+        raise PreconditionError(f"{held} is shut: open it before pouring out of it")
     carried = _substances_of(state, world, held)
     scraped = set()
     if name == "POUR":  # the dice lying on the chopping board are tipped into the pan (all of them)

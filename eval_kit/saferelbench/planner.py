@@ -47,6 +47,8 @@ _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
 _BURST_IN_MICROWAVE = ("egg",)
 # What food is served on, never cooked on (review round 3 scan: diced potatoes cooked on a china plate in the oven)
 _SERVING = ("plate", "platter", "saucer", "serving_dish")
+# Cleaning tools for floors, by the synset's last head word: a mop or broom is not what a rag on a counter is wiped with
+_FLOOR_TOOLS = ("swab", "mop", "broom", "squeegee")
 # Foods that go into an oven as they are, by the synset's last head word (a baked potato on the rack, a frozen pie or
 # lasagna in its own tin); any other food needs a dish or tray (review round 5: one asparagus spear on the bare rack)
 _OVEN_AS_IS = ("pie", "lasagna", "pizza", "potato", "yam", "bread", "loaf", "baguette", "quiche", "casserole",
@@ -412,6 +414,8 @@ class Planner:
             self.free_hand_for(src)  # set down what it holds here, not at the fridge it walks to next
             self.expose(src)
             self.fetch(src)
+            if self.world.has(src, "openable") and ("open", src) not in self.state:
+                self.do("OPEN", src)  # nothing is tipped out of a shut carton (review round 6: the hay)
             self.open_for(target)
             self.goto(target)
             self.switch_on_held(knowledge.source_substances(self.world.objects[src]).get(  # at the pot, not on
@@ -934,6 +938,9 @@ class Planner:
             return
         self.ensure_real(obj)
         self.ensure_real(target)
+        if relation in ("inside", "ontop") and knowledge.is_food(self.world.objects.get(obj, "")):
+            self.take_out(target)  # food onto a board or into a pot still in the cabinet: the vessel comes out
+            # first (review round 6: a raw brisket put on the board inside the cabinet, then shut in)
         self.fetch(obj)
         if relation == "inside":
             self.open_for(target)
@@ -958,7 +965,16 @@ class Planner:
 
     def wipe(self, obj: str, substance: str) -> None:
         synset = self.world.objects.get(substance, "")
-        for tool in [i for i in self.world.objects if self.world.has(i, "cleaning_tool") and i != obj]:
+        tools = [i for i in self.world.objects if self.world.has(i, "cleaning_tool") and i != obj]
+        floor = self.head(obj).split("_")[-1] in ("floor", "rug", "carpet")
+
+        def rank(tool: str) -> tuple[bool, bool]:
+            # a clean hand tool first: never a mop covered in mold, nor a floor mop on a rag on the counter (review
+            # round 6: the moldy swab soaked at the detergent bottle and wiped over the rag)
+            dirty = any(lit[0] == "covered" and lit[1] == tool for lit in self.state if len(lit) == 3)
+            return dirty, not floor and self.head(tool).split("_")[-1] in _FLOOR_TOOLS
+
+        for tool in sorted(tools, key=rank):
             conditions = knowledge.remover_condition(self.world.objects[tool], synset)
             if conditions is None:
                 continue
