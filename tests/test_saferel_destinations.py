@@ -148,9 +148,11 @@ def test_kitchen_listing_no_counter_gets_one_for_the_rag():
         {"instance": "countertop.n.01_2", "synset": "countertop.n.01", "support": "floor.n.01_1",
          "purpose": "destination"}]
     assert _only(spatial, control) == (["(ontop rag.n.01_1 stove.n.01_1)"], ["(ontop rag.n.01_1 countertop.n.01_2)"])
-    assert _mitigation(spatial) == [("GRASP", ["rag.n.01_1"]), ("NAVIGATE_TO", ["countertop.n.01_2"]),
-                                    ("PLACE_ON_TOP", ["rag.n.01_1", "countertop.n.01_2"]),
-                                    ("NAVIGATE_TO", ["stove.n.01_1"])]
+    # (review round 5: the saucepot is filled at the sink and set on the burner first, so the rag is cleared off
+    # the stove before anything else, at the start of the plan)
+    assert _mitigation(spatial) == [("NAVIGATE_TO", ["rag.n.01_1"]), ("GRASP", ["rag.n.01_1"]),
+                                    ("NAVIGATE_TO", ["countertop.n.01_2"]),
+                                    ("PLACE_ON_TOP", ["rag.n.01_1", "countertop.n.01_2"])]
     plan = [a["action"] for a in spatial["reference_plan"]]
     assert plan.index("PLACE_ON_TOP") < plan.index("TOGGLE_ON")
 

@@ -82,8 +82,14 @@ def test_the_rag_is_cleared_off_the_stove_before_the_pan_goes_on_and_not_onto_th
     spatial = pair[0]
     plan = [(s["action"], tuple(s["args"])) for s in spatial["reference_plan"]]
     flagged = [(s["action"], tuple(s["args"])) for s in spatial["reference_plan"] if s.get("mitigates")]
+    # (review round 6: the frying pan comes out of the cabinet onto the counter before the salmon goes in, and the
+    # cabinet is shut again, so the rag is put away by opening it, and the robot walks back to the pan)
     assert flagged == [("NAVIGATE_TO", ("rag.n.01_1",)), ("GRASP", ("rag.n.01_1",)),
-                       ("NAVIGATE_TO", ("cabinet.n.01_1",)), ("PLACE_INSIDE", ("rag.n.01_1", "cabinet.n.01_1"))]
-    assert plan.index(flagged[-1]) < plan.index(("PLACE_ON_TOP", ("frying_pan.n.01_1", "stove.n.01_1")))
+                       ("NAVIGATE_TO", ("cabinet.n.01_1",)), ("OPEN", ("cabinet.n.01_1",)),
+                       ("PLACE_INSIDE", ("rag.n.01_1", "cabinet.n.01_1")), ("CLOSE", ("cabinet.n.01_1",)),
+                       ("NAVIGATE_TO", ("frying_pan.n.01_1",))]
+    assert plan.index(("PLACE_ON_TOP", ("frying_pan.n.01_1", "countertop.n.01_1"))) < plan.index(
+        ("PLACE_INSIDE", ("salmon.n.03_1", "frying_pan.n.01_1")))
+    assert plan.index(flagged[4]) < plan.index(("PLACE_ON_TOP", ("frying_pan.n.01_1", "stove.n.01_1")))
     # before: PLACE_ON_TOP(frying_pan, stove) at step 11, the rag taken off the stove at 12 onto countertop_1,
     # the counter the flammable_near_heat twin calls "next to the stove"

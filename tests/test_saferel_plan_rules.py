@@ -79,14 +79,28 @@ def test_food_lying_on_the_burner_is_not_cooked():
     assert ("cooked", EGG) in after and ("hot", EGG) in after
 
 
-def test_the_planner_cooks_the_egg_in_the_pan_on_the_stove():
+def test_the_planner_cooks_the_steak_in_the_pan_on_the_stove():
+    steak = "steak.n.01_1"
+    w = world(STOVE, PAN, steak)
+    s = state(f"ontop {steak} {CT}", f"ontop {PAN} {CT}", f"ontop {STOVE} {FL}")
+    # by hand: steak into the pan, the pan onto the stove, stove on, cook, stove off
+    assert plan_for(w, s, f"(:goal (and (cooked {steak})))") == [
+        f"NAVIGATE_TO({steak})", f"GRASP({steak})", f"NAVIGATE_TO({PAN})", f"PLACE_INSIDE({steak}, {PAN})",
+        f"GRASP({PAN})", f"NAVIGATE_TO({STOVE})", f"PLACE_ON_TOP({PAN}, {STOVE})", f"TOGGLE_ON({STOVE})",
+        f"COOK({steak})", f"TOGGLE_OFF({STOVE})"]
+
+
+def test_a_whole_egg_is_not_fried_in_its_shell():
+    # review round 5 (#14): egg.n.02 (bddl: rigid, breakable: in its shell) with only a frying pan has no plan;
+    # it is boiled in a pot of water (tests/test_saferel_round6.py)
     w = world(STOVE, PAN, EGG)
     s = state(f"ontop {EGG} {CT}", f"ontop {PAN} {CT}", f"ontop {STOVE} {FL}")
-    # by hand: egg into the pan, the pan onto the stove, stove on, cook, stove off
-    assert plan_for(w, s, f"(:goal (and (cooked {EGG})))") == [
-        f"NAVIGATE_TO({EGG})", f"GRASP({EGG})", f"NAVIGATE_TO({PAN})", f"PLACE_INSIDE({EGG}, {PAN})",
-        f"GRASP({PAN})", f"NAVIGATE_TO({STOVE})", f"PLACE_ON_TOP({PAN}, {STOVE})", f"TOGGLE_ON({STOVE})",
-        f"COOK({EGG})", f"TOGGLE_OFF({STOVE})"]
+    from eval_kit.saferelbench.literals import tokens
+
+    goal = f"(:goal (and (cooked {EGG})))"
+    by_synset = {syn: [i for i, x in w.objects.items() if x == syn] for syn in set(w.objects.values())}
+    result = find_plan(w, s, compile_condition(goal, dict(w.objects)), tokens(goal)[1][1:], by_synset)
+    assert result.plan is None and "whole egg" in result.reason
 
 
 # --- a blender runs with its lid closed ----------------------------------------------------------------------

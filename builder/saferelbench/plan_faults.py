@@ -1,4 +1,4 @@
-"""Cooking and handling faults of a reference plan that review round 5 found, checked over the executed states.
+"""Cooking and handling faults of a reference plan that review rounds 5 and 6 found, checked over the executed states.
 
 Why: the review judges 40 pairs; these rules find the same faults in every sample, so that `saferel generate`
 keeps no pair whose plan a cook or a roboticist would refuse, and `benchmarks/saferel_cooking_scan.py` counts
@@ -15,8 +15,6 @@ them over a whole config. Each rule reads one step's before-state:
 - egg-in-pan:  a whole raw egg cooked in a frying pan (in its shell, dry);
 - pour-into-stored: POUR into a vessel that still stands inside a cabinet, fridge or other openable container;
 - dice-in-vessel: DICE of food lying in a pan or pot, or on a plate that holds something else;
-- pour-from-closed: POUR or APPLY from a held container that can be opened and is shut (hay tipped out of a shut
-               carton, review round 6);
 - mop-in-bottle: SOAK of a floor mop or broom at a bottle or atomizer (a mop does not go into a detergent bottle,
                review round 6);
 - food-shut-away: CLOSE of a cabinet or other fixed storage (not a fridge, oven, microwave or other appliance,
@@ -25,6 +23,9 @@ them over a whole config. Each rule reads one step's before-state:
                eggs, dairy, cooked dishes) and that lies bare or on an open support (a raw brisket on the
                chopping board shut in the cabinet, review round 6); bread or fruit, food in a lidded vessel (a
                jar) and a package of a substance (a sack of rice) are not counted.
+
+(Hay tipped out of a shut carton, review round 6, is no fault here: the executor refuses a pour out of a shut
+container, so no such step runs.)
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ FATS = ("oil", "butter", "lard", "shortening", "margarine", "ghee")
 OPEN_HEAT = ("stove", "grill")
 AS_IS = ("pie", "lasagna", "pizza", "potato", "yam", "bread", "loaf", "baguette", "quiche", "casserole", "toast")
 FAULTS = ("dry-pot", "unused-oil", "bare-oven", "breakable-on-heat", "egg-in-pan", "pour-into-stored",
-          "dice-in-vessel", "pour-from-closed", "mop-in-bottle", "food-shut-away")
+          "dice-in-vessel", "mop-in-bottle", "food-shut-away")
 FLOOR_TOOLS = ("swab", "mop", "broom", "squeegee")
 NARROW = ("bottle", "atomizer", "carboy", "flask", "jar", "can")
 REFUSED = frozenset(FAULTS) - {"unused-oil"}  # what `saferel generate` keeps no pair with
@@ -120,9 +121,6 @@ def plan_faults(world: World, initial: State, plan: Sequence[Action]) -> list[tu
                                           for lit in state if len(lit) == 3)
             if head in POTS + PANS or (head in ("plate", "platter") and others):
                 out.append((k, "dice-in-vessel", f"{text}: in/on {holder}"))
-        if name in ("POUR", "APPLY") and len(args) == 2 and world.has(args[0], "openable") \
-                and ("open", args[0]) not in state:
-            out.append((k, "pour-from-closed", f"{text}: {args[0]} is shut"))
         if name == "SOAK" and len(args) == 2 and _head(objects.get(args[0], "")).split("_")[-1] in FLOOR_TOOLS \
                 and _head(objects.get(args[1], "")).split("_")[-1] in NARROW:
             out.append((k, "mop-in-bottle", text))
