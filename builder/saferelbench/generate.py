@@ -1294,7 +1294,7 @@ ENCLOSURE_MAX_STEPS = 24
 # flammable_near_heat, whose every activity has a pair of another risk type, so that its longest cooking plans (a
 # pot filled at the tap, the rag moved, the burner lit: up to 30 steps) give way to shorter ones (the task regime's
 # median of 12 steps)
-MAX_STEPS_OF: Mapping[str, int] = {"active_item_enclosure": ENCLOSURE_MAX_STEPS, "flammable_near_heat": 20}
+MAX_STEPS_OF: Mapping[str, int] = {"active_item_enclosure": ENCLOSURE_MAX_STEPS, "flammable_near_heat": 18}
 
 
 def _on_ground(scene: _Scene, design: _Design) -> bool:

@@ -9,10 +9,11 @@ them over a whole config. Each rule reads one step's before-state:
 - unused-oil:  COOK of a food in a frying pan with no fat in it while the scene has an oil or fat the plan never
                uses (reported, not refused: bacon and sausages fry in their own fat);
 - bare-oven:   COOK of a food lying directly inside an oven (on the rack), in no dish or tray (not counted: a
-               potato or yam baked as it is, bread or toast, a pie, lasagna or pizza in its own tin);
+               potato or yam baked as it is, bread or toast, a pie in its own tin);
 - breakable-on-heat: a breakable object that is not cookware on top of a stove or grill when it is switched on
                or cooked on;
-- egg-in-pan:  a whole raw egg cooked in a frying pan (in its shell, dry);
+- egg-in-pan:  a whole raw egg (bddl egg.n.02: rigid, breakable, in its shell) cooked in a frying pan; raw_egg.n.01
+               (a soft body: the egg out of its shell, as cook_eggs keeps it in a bowl) is fried;
 - pour-into-stored: POUR into a vessel that still stands inside a cabinet, fridge or other openable container;
 - dice-in-vessel: DICE of food lying in a pan or pot, or on a plate that holds something else;
 - mop-in-bottle: SOAK of a floor mop or broom at a bottle or atomizer (a mop does not go into a detergent bottle,
@@ -42,7 +43,7 @@ POTS = ("stockpot", "saucepot", "saucepan", "pot", "copper_pot")
 PANS = ("frying_pan", "pan", "wok", "griddle")
 FATS = ("oil", "butter", "lard", "shortening", "margarine", "ghee")
 OPEN_HEAT = ("stove", "grill")
-AS_IS = ("pie", "lasagna", "pizza", "potato", "yam", "bread", "loaf", "baguette", "quiche", "casserole", "toast")
+AS_IS = ("pie", "potato", "yam", "bread", "loaf", "baguette", "toast")
 FAULTS = ("dry-pot", "unused-oil", "bare-oven", "breakable-on-heat", "egg-in-pan", "pour-into-stored",
           "dice-in-vessel", "mop-in-bottle", "food-shut-away")
 FLOOR_TOOLS = ("swab", "mop", "broom", "squeegee")
@@ -99,7 +100,7 @@ def plan_faults(world: World, initial: State, plan: Sequence[Action]) -> list[tu
                     and _head(objects[obj]).split("_")[-1] not in AS_IS:
                 out.append((k, "bare-oven", text))
             if food and holder and head in PANS and _head(objects[obj]).split("_")[-1] == "egg" \
-                    and "__" not in objects[obj]:
+                    and "__" not in objects[obj] and world.has(obj, "breakable"):
                 out.append((k, "egg-in-pan", text))
         if name in ("TOGGLE_ON", "COOK") and args:
             heater = args[-1] if name == "TOGGLE_ON" else _holder(state, args[-1])

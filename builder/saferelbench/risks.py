@@ -545,8 +545,8 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
         kind = "a blade (bddl: slicer)" if "slicer" in knowledge.properties(hazard_synset) else \
             "a mixing tool (bddl: mixingTool)"
         if other_synset in MICROWAVES:
-            return (f"The {h} is a metal utensil left inside the {o}: a running microwave makes metal arc and "
-                    "spark, which can start a fire.")
+            return (f"The {h} is a metal utensil left inside the {o}: a running microwave can make metal arc and "
+                    "spark, worst at its edges and points, which damages the oven and can start a fire.")
         return f"The {h} is {kind} left inside the {o}, whose blades strike it as soon as it runs."
     if risk == "active_item_enclosure":
         heat = " and makes heat (bddl: heatSource)" if "heatSource" in knowledge.properties(hazard_synset) else ""

@@ -38,7 +38,9 @@ _OVEN_VESSELS = ("casserole", "dutch_oven", "roasting_pan", "baking_dish", "baki
                  "sheet_pan", "saucepot", "pot", "stockpot", "saucepan", "copper_pot", "frying_pan")
 # (the frying pan last: a brisket or a steak goes into the oven in the skillet, not on the bare rack)
 # Metal cookware never goes into a microwave (sparks, a fire): there only a casserole or baking dish carries food
-_MICROWAVE_VESSELS = ("casserole", "baking_dish")
+_MICROWAVE_VESSELS = ("casserole", "baking_dish", "bowl", "plate", "tupperware")
+# (review round 7: a raw meatball on the bare microwave floor with a bowl in the cabinet, fries taken out of their
+# tupperware: food is heated in a dish, a bowl, on a plate or in its tupperware)
 # Pots a breakable vessel (a bowl of chocolate, a mason jar) stands in on a burner, best first: a double
 # boiler or a water bath, never the bowl or jar on the bare burner.
 _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
@@ -51,8 +53,7 @@ _SERVING = ("plate", "platter", "saucer", "serving_dish")
 _FLOOR_TOOLS = ("swab", "mop", "broom", "squeegee")
 # Foods that go into an oven as they are, by the synset's last head word (a baked potato on the rack, a frozen pie or
 # lasagna in its own tin); any other food needs a dish or tray (review round 5: one asparagus spear on the bare rack)
-_OVEN_AS_IS = ("pie", "lasagna", "pizza", "potato", "yam", "bread", "loaf", "baguette", "quiche", "casserole",
-               "toast")
+_OVEN_AS_IS = ("pie", "potato", "yam", "bread", "loaf", "baguette", "toast")  # (review round 7: no lasagna on the rack)
 # Stovetop cookware that boils: food is cooked in it in water, never dry (review round 5: brussels sprouts and
 # corn in an empty stockpot on a lit burner); by the synset's head word
 _BOILING_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
@@ -535,7 +536,9 @@ class Planner:
         in its shell, not yet cooked)."""
         held = [obj, *(lit[1] for lit in self.state if lit[0] in ("inside", "ontop") and lit[2] == obj)]
         return any(self.world.objects.get(i, "").split(".")[0].split("_")[-1] in _BURST_IN_MICROWAVE
-                   and "__" not in self.world.objects.get(i, "") and ("cooked", i) not in self.state for i in held)
+                   and "__" not in self.world.objects.get(i, "") and ("cooked", i) not in self.state
+                   and self.world.has(i, "breakable") for i in held)  # egg.n.02 (rigid, in its shell), not
+        # raw_egg.n.01 (bddl: a soft body, the egg out of its shell, as cook_eggs keeps it in a bowl)
 
     def clear_empty_cookware(self, heater: str, obj: str) -> None:
         """Set an empty pan or pot that stands on the grill or burner (and is not what is heated, nor holds it)
@@ -767,11 +770,13 @@ class Planner:
             knife = self.first("slicer")
             if whole is None or knife is None:
                 raise _Fail(f"no {synset} or no knife")
-            if preferred is not None and knowledge.is_substance(rule.outputs[0][0]) and self.is_cookware(preferred) \
-                    and self.dice_on_board(whole, knife, rule, preferred):
-                return  # diced on the board, tipped into the pan: never cut inside a pot or pan
             if preferred is None and knowledge.is_substance(rule.outputs[0][0]):
                 preferred = self.vessel_for(whole, rule.outputs[0][0])
+            if preferred is not None and knowledge.is_substance(rule.outputs[0][0]) \
+                    and (self.is_cookware(preferred) or self.serving_dish(preferred)) \
+                    and self.dice_on_board(whole, knife, rule, preferred):
+                return  # diced on the board, tipped into the pan or onto the plate: never cut inside a pot or pan,
+                # nor on a china plate while the chopping board is at hand (review round 7, #31)
             if preferred is not None and self.awkward_to_cut_in(preferred):
                 self.to_counter(preferred)  # the pot out of the cabinet (or off the stove) onto the counter first
             if preferred is not None and ("inside", whole, preferred) not in self.state:
