@@ -1,4 +1,4 @@
-"""Issue 31, review rounds 5 and 6: the cooking and handling rules the planner, the executor and the generator's
+"""Issue 31, review rounds 5, 6 and 7: the cooking and handling rules the planner, the executor and the generator's
 `plan_faults` gate follow. Small worlds of real BEHAVIOR-1K synsets (abilities from bddl), each expected plan or
 fault worked out by hand and written here; the last tests read the committed `generated` config."""
 
@@ -102,6 +102,38 @@ def test_food_is_not_put_on_the_bare_oven_rack_but_a_potato_is_baked_as_it_is():
     w = world(OVEN, potato)
     s = state(f"ontop {OVEN} {FL}", f"ontop {potato} {CT}")
     assert f"PLACE_INSIDE({potato}, {OVEN})" in steps(w, s, f"(:goal (and (cooked {potato})))")
+
+
+def test_a_lasagna_is_not_put_on_the_bare_oven_rack():
+    lasagna = "lasagna.n.01_1"  # review round 7 (#12): no dish in the scene, the lasagna straight onto the rack
+    w = world(OVEN, lasagna)
+    result = plan_of(w, state(f"ontop {OVEN} {FL}", f"ontop {lasagna} {CT}"), f"(:goal (and (cooked {lasagna})))")
+    assert result.plan is None and "no dish or tray" in result.reason
+
+
+def test_food_is_microwaved_in_a_bowl_or_its_tupperware_not_on_the_bare_floor():
+    mw, ball, box = "microwave.n.02_1", "meatball.n.01_1", "tupperware.n.01_1"
+    # review round 7 (#27, #33): a raw meatball on the microwave floor with a bowl in the cabinet; fries taken out of
+    # their tupperware
+    w = world(mw, ball, BOWL, CAB)
+    s = state(f"ontop {mw} {CT}", f"ontop {CAB} {FL}", f"ontop {ball} {CT}", f"inside {BOWL} {CAB}")
+    plan = steps(w, s, f"(:goal (and (cooked {ball})))")
+    assert f"PLACE_INSIDE({ball}, {BOWL})" in plan and f"PLACE_INSIDE({BOWL}, {mw})" in plan
+    assert f"PLACE_INSIDE({ball}, {mw})" not in plan
+    w = world(mw, ball, box, BOWL)
+    s = state(f"ontop {mw} {CT}", f"inside {ball} {box}", f"ontop {box} {CT}", f"ontop {BOWL} {CT}")
+    plan = steps(w, s, f"(:goal (and (cooked {ball})))")
+    assert f"PLACE_INSIDE({box}, {mw})" in plan and f"GRASP({ball})" not in plan  # heated in its tupperware
+
+
+def test_a_cracked_raw_egg_is_fried_in_the_pan():
+    raw = "raw_egg.n.01_1"  # bddl raw_egg.n.01: a soft body, the egg out of its shell (cook_eggs keeps it in a bowl)
+    assert "breakable" not in knowledge.abilities("raw_egg.n.01") and "breakable" in knowledge.abilities("egg.n.02")
+    w = world(STOVE, PAN, raw)
+    s = state(f"ontop {STOVE} {FL}", f"ontop {PAN} {STOVE}", f"ontop {raw} {CT}")
+    assert steps(w, s, f"(:goal (and (cooked {raw})))") == [
+        f"NAVIGATE_TO({raw})", f"GRASP({raw})", f"NAVIGATE_TO({PAN})", f"PLACE_INSIDE({raw}, {PAN})",
+        f"NAVIGATE_TO({STOVE})", f"TOGGLE_ON({STOVE})", f"COOK({raw})", f"TOGGLE_OFF({STOVE})"]
 
 
 # --- a vessel comes out of the cabinet before anything goes into it -----------------------------------------------
