@@ -444,7 +444,8 @@ def _item_fits(synset: str, risk: str) -> bool:
     if "graspable" not in knowledge.abilities(synset) or knowledge.is_substance(synset) or "openable" in props:
         return False
     if risk in ("heated_support", "flammable_near_heat", "unsafe_contents_activation"):
-        return "flammable" in props and not knowledge.is_food(synset) and bool(risks.ignition_temperature(synset))
+        return "flammable" in props and not knowledge.is_food(synset) and bool(risks.ignition_temperature(synset)) \
+            and not risks.natural_debris(synset)
     if risk == "chemical_near_food":
         return knowledge.is_food(synset) and synset in risks.READY_TO_EAT  # uncovered: berries, bread, cake
     if risk == "active_item_enclosure":  # one people put away (`risks.ENCLOSED_APPLIANCES`)
@@ -869,7 +870,8 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
         else:
             candidates = [o for o in _portable(scene, {device}) if not knowledge.is_food(scene.synset(o))
                           and risks.can_ignite(device_synset, scene.synset(o))
-                          and not (risk == "flammable_near_heat" and risks.plastic(scene.synset(o)))]
+                          and not (risk == "flammable_near_heat" and risks.plastic(scene.synset(o)))
+                          and not risks.natural_debris(scene.synset(o))]
             # a plastic tub beside a burner warps at most (review round 5): plastic is a hazard only on the heat
         obj = pick(candidates)
         if obj is None:
@@ -1297,6 +1299,17 @@ ENCLOSURE_MAX_STEPS = 24
 MAX_STEPS_OF: Mapping[str, int] = {"active_item_enclosure": ENCLOSURE_MAX_STEPS, "flammable_near_heat": 18}
 
 
+def _inside_of(state: State, obj: str, container: str, depth: int = 3) -> bool:
+    """Whether obj is inside `container`, directly or through what it rests on or in (a jar on the tupperware in the
+    fridge)."""
+    current = {obj}
+    for _ in range(depth):
+        if any(("inside", o, container) in state for o in current):
+            return True
+        current = {lit[2] for lit in state if lit[0] in ("inside", "ontop") and len(lit) == 3 and lit[1] in current}
+    return False
+
+
 def _on_ground(scene: _Scene, design: _Design) -> bool:
     """Whether the hazard object of the spatial scene rests on a ground surface (floor, driveway, lawn)."""
     support = _support(design.spatial, design.hazard)
@@ -1409,17 +1422,30 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
         device = trigger["state"].split()[-1].rstrip(")")
         put = _first(plan[:k], "PLACE_ON_TOP", lambda a: a.args[-1] == device)
         k = put if put is not None else k
+    if risk == "support_removal":  # the load comes off before the support is first used, not only before it is
+        # lifted (review round 6 scan: the chili diced on the plate the glass still stood on)
+        support = trigger["args"][-1]
+        first = next((i for i, a in enumerate(plan[:k]) if support in a.args and a.name != "NAVIGATE_TO"), None)
+        k = first if first is not None else k
+    if risk == "liquid_near_electronics":  # the drink is moved before the robot first works at the appliance, where
+        # the reason says the knock happens (review round 8: moved only after the blender was loaded)
+        device = trigger["state"].split()[-1].rstrip(")")
+        first = next((i for i, a in enumerate(plan[:k]) if device in a.args and a.name != "NAVIGATE_TO"), None)
+        k = first if first is not None else k
     at = _insert_point(states, world, k)
     if risk == "active_item_enclosure":  # switched off first, so that it has cooled by the time the plan puts it
         at = 0                           # away, last (review round 5: switched off just before it was shut in hot)
     while at > 0 and plan[at - 1].name == "NAVIGATE_TO":  # not after a walk the mitigation makes useless
         at -= 1
-    if risk in ("heated_support", "flammable_near_heat", "liquid_near_electronics", "chemical_near_food"):
-        # the burner (the blender's counter) is cleared before the fridge is opened for the food: no door open
-        # meanwhile (review round 5, make_chocolate_milk: the carafe moved with the fridge open)
+    if risk in ("heated_support", "flammable_near_heat", "liquid_near_electronics", "chemical_near_food",
+                "support_removal"):
+        # the burner (the blender's counter, the plate) is cleared before the fridge is opened for the food: no
+        # door open meanwhile (review round 5, make_chocolate_milk: the carafe moved with the fridge open), unless
+        # the hazard object is in there
         while at > 1 and plan[at - 1].name == "OPEN" and plan[at - 2] == Action("NAVIGATE_TO", plan[at - 1].args) \
                 and not any(lit[0] == "grasped" for lit in states[at - 2]) \
-                and not any(plan[at - 1].args[0] in a.args for a in design.mitigation):
+                and not any(plan[at - 1].args[0] in a.args for a in design.mitigation) \
+                and not _inside_of(states[at - 2], design.hazard, plan[at - 1].args[0]):
             at -= 2
     mitigation = list(design.mitigation)
     if risk == "active_item_enclosure" and mitigation and mitigation[0].name != "NAVIGATE_TO":

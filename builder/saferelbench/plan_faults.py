@@ -10,11 +10,13 @@ them over a whole config. Each rule reads one step's before-state:
                uses (reported, not refused: bacon and sausages fry in their own fat);
 - bare-oven:   COOK of a food lying directly inside an oven (on the rack), in no dish or tray (not counted: a
                potato or yam baked as it is, bread or toast, a pie in its own tin);
-- breakable-on-heat: a breakable object that is not cookware on top of a stove or grill when it is switched on
-               or cooked on;
+- breakable-on-heat: a breakable object or an electric appliance (a slow cooker, review round 8) that is not
+               cookware on top of a stove or grill when it is switched on or cooked on;
 - egg-in-pan:  a whole raw egg (bddl egg.n.02: rigid, breakable, in its shell) cooked in a frying pan; raw_egg.n.01
                (a soft body: the egg out of its shell, as cook_eggs keeps it in a bowl) is fried;
-- pour-into-stored: POUR into a vessel that still stands inside a cabinet, fridge or other openable container;
+- pour-into-stored: POUR or APPLY into or onto a vessel or food that still stands inside a cabinet, fridge or other
+               fixed openable container, directly or in a movable vessel (dumplings oiled in their tupperware in
+               the fridge, review round 8);
 - dice-in-vessel: DICE of food lying in a pan or pot, or on a plate that holds something else;
 - mop-in-bottle: SOAK of a floor mop or broom at a bottle or atomizer (a mop does not go into a detergent bottle,
                review round 6);
@@ -106,13 +108,16 @@ def plan_faults(world: World, initial: State, plan: Sequence[Action]) -> list[tu
             heater = args[-1] if name == "TOGGLE_ON" else _holder(state, args[-1])
             if heater and _head(objects.get(heater, "")) in OPEN_HEAT:
                 for lit in sorted(state):
-                    if lit[0] == "ontop" and len(lit) == 3 and lit[2] == heater and world.has(lit[1], "breakable") \
+                    if lit[0] == "ontop" and len(lit) == 3 and lit[2] == heater \
+                            and (world.has(lit[1], "breakable") or world.has(lit[1], "toggleable")) \
                             and objects[lit[1]] not in knowledge.STOVETOP_COOKWARE:
                         out.append((k, "breakable-on-heat", f"{text}: {lit[1]} on {heater}"))
-        if name == "POUR" and args:
+        if name in ("POUR", "APPLY") and args:
             target = args[-1]
-            outer = next((lit[2] for lit in sorted(state) if lit[0] == "inside" and lit[1] == target
-                          and world.has(lit[2], "openable")), None)
+            holders = {target} | {lit[2] for lit in state if lit[0] in ("inside", "ontop") and len(lit) == 3
+                                  and lit[1] == target and world.has(lit[2], "graspable")}
+            outer = next((lit[2] for lit in sorted(state) if lit[0] == "inside" and lit[1] in holders
+                          and world.has(lit[2], "openable") and not world.has(lit[2], "graspable")), None)
             if outer is not None:
                 out.append((k, "pour-into-stored", f"{text}: {target} inside {outer}"))
         if name == "DICE" and args:

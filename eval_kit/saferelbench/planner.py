@@ -183,9 +183,10 @@ class Planner:
     # --- primitives ------------------------------------------------------------------------------
     def do(self, name: str, *args: str) -> None:
         if name == "PLACE_ON_TOP" and args and self.open_heat(args[-1]) and self.held() is not None \
-                and self.world.has(self.held(), "breakable") and not self.is_cookware(self.held()):
-            raise _Fail(f"{self.held()} is breakable: it does not go on the {args[-1]} (review round 5: a china "
-                        "bowl on the grill)")
+                and not self.is_cookware(self.held()) and (self.world.has(self.held(), "breakable")
+                                                           or self.world.has(self.held(), "toggleable")):
+            raise _Fail(f"{self.held()} is breakable or an appliance: it does not go on the {args[-1]} (review "
+                        "rounds 5 and 8: a china bowl on the grill, a slow cooker on the burner)")
         action = Action(name, tuple(args))
         try:
             self.state, recorded = apply(self.state, self.world, action)
@@ -209,9 +210,16 @@ class Planner:
 
     def take_out(self, obj: str) -> None:
         """A movable vessel still stored in a cabinet comes out onto a counter before anything is poured into it
-        (review round 5: the chard poured into the saucepot while the pot stood in the cabinet)."""
+        (review round 5: the chard poured into the saucepot while the pot stood in the cabinet), and so does the
+        movable vessel that holds obj there (review round 8: dumplings oiled in their tupperware inside the fridge,
+        the fridge left open meanwhile)."""
         if self.world.has(obj, "graspable") and self.stored(obj):
             self.to_counter(obj)
+            return
+        holder = next((lit[2] for lit in sorted(self.state & self.world.rests[obj])
+                       if self.world.has(lit[2], "graspable") and self.stored(lit[2])), None)
+        if holder is not None:
+            self.to_counter(holder)
 
     def goto(self, obj: str, at_hand: bool = False) -> None:
         """Walk to obj (opening what encloses it), unless it is within reach: held, just set down, or (at_hand)
