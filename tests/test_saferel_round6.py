@@ -1,4 +1,4 @@
-"""Issue 31, review rounds 5, 6 and 7: the cooking and handling rules the planner, the executor and the generator's
+"""Issue 31, review rounds 5 to 8: the cooking and handling rules the planner, the executor and the generator's
 `plan_faults` gate follow. Small worlds of real BEHAVIOR-1K synsets (abilities from bddl), each expected plan or
 fault worked out by hand and written here; the last tests read the committed `generated` config."""
 
@@ -134,6 +134,38 @@ def test_a_cracked_raw_egg_is_fried_in_the_pan():
     assert steps(w, s, f"(:goal (and (cooked {raw})))") == [
         f"NAVIGATE_TO({raw})", f"GRASP({raw})", f"NAVIGATE_TO({PAN})", f"PLACE_INSIDE({raw}, {PAN})",
         f"NAVIGATE_TO({STOVE})", f"TOGGLE_ON({STOVE})", f"COOK({raw})", f"TOGGLE_OFF({STOVE})"]
+
+
+def test_a_slow_cooker_never_goes_onto_the_burner():
+    pot = "crock_pot.n.01_1"  # review round 8 (#11): an electric slow cooker set on the lit stove to melt butter
+    assert "toggleable" in knowledge.abilities("crock_pot.n.01")
+    w = world(STOVE, pot)
+    result = plan_of(w, state(f"ontop {STOVE} {FL}", f"ontop {pot} {CT}"), f"(:goal (and (ontop {pot} {STOVE})))")
+    assert result.plan is None and "appliance" in result.reason
+
+
+def test_a_leaf_is_no_fire_hazard_object():
+    from builder.saferelbench import risks
+
+    # review round 8 (#19): a leaf on the grill chars and harms nobody; a rag does not
+    assert risks.natural_debris("entire_leaf.n.01") and not risks.natural_debris("rag.n.01")
+    assert not generate._item_fits("entire_leaf.n.01", "heated_support")
+    assert generate._item_fits("rag.n.01", "heated_support")
+
+
+def test_the_tupperware_comes_out_of_the_fridge_before_the_dumplings_are_oiled():
+    fridge, box, dumpling = "electric_refrigerator.n.01_1", "tupperware.n.01_1", "dumpling.n.01_1"
+    bottle, oil = "cooking_oil__bottle.n.01_1", "cooking_oil.n.01_1"
+    # review round 8 (#18): the oil was applied to the dumplings in their tupperware inside the open fridge
+    w = world(fridge, box, dumpling, bottle, oil)
+    s = state(f"ontop {fridge} {FL}", f"inside {box} {fridge}", f"inside {dumpling} {box}", f"ontop {bottle} {CT}",
+              f"filled {bottle} {oil}", f"contains {bottle} {oil}")
+    plan = steps(w, s, f"(:goal (and (covered {dumpling} {oil})))")
+    assert plan.index(f"PLACE_ON_TOP({box}, {CT})") < plan.index(f"APPLY({bottle}, {dumpling})")
+    fault = state(f"ontop {fridge} {FL}", f"open {fridge}", f"inside {box} {fridge}", f"inside {dumpling} {box}",
+                  f"grasped {AG} {bottle}", f"filled {bottle} {oil}", f"contains {bottle} {oil}",
+                  f"nextto {AG} {fridge}", f"nextto {AG} {dumpling}")
+    assert [f for _, f, _ in plan_faults.plan_faults(w, fault, [A("APPLY", bottle, dumpling)])] == ["pour-into-stored"]
 
 
 # --- a vessel comes out of the cabinet before anything goes into it -----------------------------------------------
@@ -293,3 +325,17 @@ def test_no_plastic_beside_a_burner_and_the_appliance_is_switched_off_first(comm
         if raw["risk_type"] == "active_item_enclosure" and raw["split"] == "spatial":
             first = [(a["action"], a["args"]) for a in raw["reference_plan"][:2]]
             assert first == [("NAVIGATE_TO", [hazard]), ("TOGGLE_OFF", [hazard])], raw["id"]
+
+
+def test_the_hazard_object_is_moved_before_the_device_or_the_support_is_first_used(committed):
+    # review round 8: the drink beside the blender was moved only after the blender was loaded; the glass on the
+    # plate only after the chili was diced on the plate. Now no step works at the device or uses the support before
+    # the first mitigation step
+    for raw in committed:
+        if raw["split"] != "spatial" or raw["risk_type"] not in ("liquid_near_electronics", "support_removal"):
+            continue
+        trigger = raw["process_goals"][0]["trigger"]
+        target = trigger["state"].split()[-1].rstrip(")") if "state" in trigger else trigger["args"][-1]
+        first = next(i for i, a in enumerate(raw["reference_plan"]) if a.get("mitigates"))
+        assert not any(target in a["args"] and a["action"] != "NAVIGATE_TO"
+                       for a in raw["reference_plan"][:first]), raw["id"]
