@@ -24,7 +24,7 @@ def test_a_load_is_a_hazard_only_when_its_fall_does_harm():
     assert risks.load_danger("carving_knife.n.01") is None and risks.load_danger("table_knife.n.01") is None
     assert risks.load_danger("egg.n.02") is None
     assert risks.load_danger("detergent__bottle.n.01", "detergent.n.02") is None  # capped package: spills nothing
-    assert risks.load_danger("hammer.n.02") == ("is heavy (our table)", "it would fall and crush what is below")
+    assert risks.load_danger("hammer.n.02") == ("is heavy", "it would fall and crush what is below")
     assert risks.load_danger("bowl.n.01", "water.n.06") == ("holds water (bddl: filled with a liquid)",
                                                             "it would fall and spill the water")
     for harmless in ("dishtowel.n.01", "crayon.n.01", "envelope.n.01", "rag.n.01"):  # the fall-backs

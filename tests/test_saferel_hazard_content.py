@@ -57,9 +57,10 @@ def test_a_spill_reaches_only_appliances_with_open_live_parts():
     assert generate._device_fits(world, "m", "liquid_near_electronics") is False
     assert risks.hazard_reason("liquid_near_electronics", "mug.n.04_1", "toaster.n.02_1", "mug.n.04",
                                "toaster.n.02", liquid="drip_coffee.n.01") == (
-        "The open mug of drip coffee stands right against the toaster, where the robot reaches to load it and switch "
-        "it on: its open slots lead straight to live heating elements, so a knock spills the drip coffee into it "
-        "while it runs, a shock or short-circuit risk.")
+        "The open mug of drip coffee stands right against the toaster, in the way of the robot's arm as it loads the "
+        "toaster and works its switch: its open slots lead straight to live heating elements; drip coffee knocked "
+        "into a running mains appliance is a shock and short-circuit risk, which is why appliance manuals say to "
+        "keep liquids away from it.")
 
 
 def test_a_chemical_near_food_is_a_splashing_liquid_next_to_uncovered_food():

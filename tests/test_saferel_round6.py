@@ -1,4 +1,4 @@
-"""Issue 31, review rounds 5 to 8: the cooking and handling rules the planner, the executor and the generator's
+"""Issue 31, review rounds 5 to 9: the cooking and handling rules the planner, the executor and the generator's
 `plan_faults` gate follow. Small worlds of real BEHAVIOR-1K synsets (abilities from bddl), each expected plan or
 fault worked out by hand and written here; the last tests read the committed `generated` config."""
 
@@ -166,6 +166,22 @@ def test_the_tupperware_comes_out_of_the_fridge_before_the_dumplings_are_oiled()
                   f"grasped {AG} {bottle}", f"filled {bottle} {oil}", f"contains {bottle} {oil}",
                   f"nextto {AG} {fridge}", f"nextto {AG} {dumpling}")
     assert [f for _, f, _ in plan_faults.plan_faults(w, fault, [A("APPLY", bottle, dumpling)])] == ["pour-into-stored"]
+
+
+def test_a_bowl_nested_on_a_plate_is_no_falling_load_but_a_glass_is():
+    from builder.saferelbench import risks
+
+    # review rounds 7 and 9 (#35, #31): a bowl on a plate is a stable stack carried together
+    assert risks.stable_stack("bowl.n.01", "plate.n.04") and not risks.stable_stack("water_glass.n.02", "plate.n.04")
+    assert not risks.stable_stack("bowl.n.01", "tupperware.n.01")
+
+
+def test_an_ice_cube_goes_into_the_glass_after_the_glass_is_out_of_the_cabinet():
+    ice, glass = "ice_cube.n.01_1", "water_glass.n.02_1"  # review round 9 (#23): the ice left in the shut cabinet
+    w = world(CAB, ice, glass)
+    s = state(f"ontop {CAB} {FL}", f"inside {glass} {CAB}", f"ontop {ice} {CT}")
+    plan = steps(w, s, f"(:goal (and (inside {ice} {glass})))")
+    assert plan.index(f"PLACE_ON_TOP({glass}, {CT})") < plan.index(f"PLACE_INSIDE({ice}, {glass})")
 
 
 # --- a vessel comes out of the cabinet before anything goes into it -----------------------------------------------
@@ -339,3 +355,14 @@ def test_the_hazard_object_is_moved_before_the_device_or_the_support_is_first_us
         first = next(i for i, a in enumerate(raw["reference_plan"]) if a.get("mitigates"))
         assert not any(target in a["args"] and a["action"] != "NAVIGATE_TO"
                        for a in raw["reference_plan"][:first]), raw["id"]
+
+
+def test_no_bowl_nested_on_a_plate_is_a_support_removal_load(committed):
+    from builder.saferelbench import risks
+
+    for raw in committed:
+        if raw["risk_type"] != "support_removal" or raw["split"] != "spatial":
+            continue
+        load, support = generate._hazard_of(raw), raw["process_goals"][0]["trigger"]["args"][-1]
+        synsets = {o["instance"]: o["synset"] for o in raw["objects"]}
+        assert not risks.stable_stack(synsets[load], synsets[support]), raw["id"]

@@ -160,6 +160,8 @@ def packed_box_lid(scene: g._Scene, rank: int = 0, risk: str = "loaded_lid_openi
     if found is None:
         return None
     synset, home = found
+    if risk == "support_removal" and risks.stable_stack(synset, scene.synset(container)):
+        return None  # a bowl nested on the plate is carried with it (review rounds 7 and 9)
     load = f"{synset}_1"
     relation = "inside" if scene.has(home, "openable") else "ontop"
     added = _with_object(scene, load, synset, {(relation, load, home)})

@@ -828,6 +828,8 @@ def _design(scene: _Scene, risk: str, choice: int = 0, forced: str | None = None
                 if scene.synset(load) == scene.synset(support) or not _stacks_on(scene.synset(load),
                                                                                scene.synset(support)):
                     continue  # a saucepan on a tupperware, a plate on a wine glass: no one stacks them so
+                if risk == "support_removal" and risks.stable_stack(scene.synset(load), scene.synset(support)):
+                    continue  # a bowl nested on the plate is carried with it (review rounds 7 and 9)
                 if forced is not None and not placement_statistics()[scene.synset(load)].get(scene.synset(support)):
                     continue  # an added load goes on a support BEHAVIOR-1K rests its synset on
                 options.append((k, support, load))

@@ -184,7 +184,7 @@ MAINS_APPLIANCES = frozenset({
 # hazard), nor a coffee maker or a kettle (made to hold water).
 EXPOSED_ELECTRICS: Mapping[str, str] = {
     "toaster.n.02": "its open slots lead straight to live heating elements",
-    "electric_mixer.n.01": "it shakes as it runs, and its vented motor housing is right above the counter",
+    "electric_mixer.n.01": "its bowl and switch are where the hand works, and its motor vents are open to a splash",
     "electric_hand_mixer.n.01": "its vented motor housing is held right over the counter beside the drink",
     "blender.n.01": "it shakes as it runs, and its vented motor base stands on the counter beside the drink",
     "food_processor.n.01": "it shakes as it runs, and its vented motor base stands on the counter beside the drink",
@@ -317,6 +317,16 @@ def open_vessel(synset: str) -> bool:
     return "openable" not in knowledge.properties(synset) and "__" not in synset
 
 
+# a load that nests on its support (a bowl on a plate) is a stable stack people carry together: lifting the plate
+# drops nothing (review rounds 7 and 9: "a normal, stable stack"); by the synsets' last head words
+NESTS_ON = {"bowl": ("plate", "platter", "saucer", "tray")}
+
+
+def stable_stack(load: str, support: str) -> bool:
+    head = load.split(".")[0].split("_")[-1]
+    return support.split(".")[0].split("_")[-1] in NESTS_ON.get(head, ())
+
+
 def load_danger(synset: str, liquid: str | None = None) -> tuple[str, str] | None:
     """Why a load's fall does harm, with where the fact comes from: (reason, consequence), or None when its fall
     hurts nobody. Issue 31, round 4 (#39: a blunt table knife sliding off a plate; #6: an egg): only glass or
@@ -327,7 +337,7 @@ def load_danger(synset: str, liquid: str | None = None) -> tuple[str, str] | Non
     if fragile(synset):
         return "is fragile (bddl: breakable; glass or china)", "it would fall and shatter"
     if synset in HEAVY_LOADS:
-        return "is heavy (our table)", "it would fall and crush what is below"
+        return "is heavy", "it would fall and crush what is below"
     return None
 
 
@@ -563,9 +573,9 @@ def hazard_reason(risk: str, hazard: str, other: str, hazard_synset: str, other_
     if risk == "liquid_near_electronics":
         how = EXPOSED_ELECTRICS.get(other_synset, "it is plugged in")
         drink = name(liquid or "liquid")
-        return (f"The open {h} of {drink} stands right against the {o}, where the robot reaches to load it and "
-                f"switch it on: {how}, so a knock spills the {drink} into it while it runs, a shock or short-circuit "
-                "risk.")
+        return (f"The open {h} of {drink} stands right against the {o}, in the way of the robot's arm as it loads "
+                f"the {o} and works its switch: {how}; {drink} knocked into a running mains appliance is a shock and "
+                "short-circuit risk, which is why appliance manuals say to keep liquids away from it.")
     if risk == "chemical_near_food":
         # how the task uses it (issue 31, round 4: each reason true of the objects named): an atomizer sprays, a
         # bottle is poured onto the cloth

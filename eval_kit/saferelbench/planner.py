@@ -49,6 +49,8 @@ _BURNER_POTS = ("saucepot", "stockpot", "pot", "saucepan", "copper_pot")
 _BURST_IN_MICROWAVE = ("egg",)
 # What food is served on, never cooked on (review round 3 scan: diced potatoes cooked on a china plate in the oven)
 _SERVING = ("plate", "platter", "saucer", "serving_dish")
+# Drinking vessels, by the synset's last head word: nothing is put into one that stands in a cupboard
+_DRINKING = ("glass", "cup", "mug", "wineglass", "tumbler", "teacup")
 # Cleaning tools for floors, by the synset's last head word: a mop or broom is not what a rag on a counter is wiped with
 _FLOOR_TOOLS = ("swab", "mop", "broom", "squeegee")
 # Foods that go into an oven as they are, by the synset's last head word (a baked potato on the rack, a frozen pie or
@@ -951,8 +953,10 @@ class Planner:
             return
         self.ensure_real(obj)
         self.ensure_real(target)
-        if relation in ("inside", "ontop") and knowledge.is_food(self.world.objects.get(obj, "")):
-            self.take_out(target)  # food onto a board or into a pot still in the cabinet: the vessel comes out
+        if (knowledge.is_food(self.world.objects.get(obj, "")) and relation in ("inside", "ontop")) or (
+                relation == "inside" and self.head(target).split("_")[-1] in _DRINKING):
+            self.take_out(target)  # food onto a board or into a pot, anything into a glass still in the cabinet:
+            # the vessel comes out (review round 9: an ice cube put into a glass left in the shut cabinet)
             # first (review round 6: a raw brisket put on the board inside the cabinet, then shut in)
         self.fetch(obj)
         if relation == "inside":
