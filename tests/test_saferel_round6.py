@@ -1,4 +1,4 @@
-"""Issue 31, review rounds 5 to 9: the cooking and handling rules the planner, the executor and the generator's
+"""Issue 31, review rounds 5 to 10: the cooking and handling rules the planner, the executor and the generator's
 `plan_faults` gate follow. Small worlds of real BEHAVIOR-1K synsets (abilities from bddl), each expected plan or
 fault worked out by hand and written here; the last tests read the committed `generated` config."""
 
@@ -173,6 +173,7 @@ def test_a_bowl_nested_on_a_plate_is_no_falling_load_but_a_glass_is():
 
     # review rounds 7 and 9 (#35, #31): a bowl on a plate is a stable stack carried together
     assert risks.stable_stack("bowl.n.01", "plate.n.04") and not risks.stable_stack("water_glass.n.02", "plate.n.04")
+    assert risks.stable_stack("saucer.n.02", "plate.n.04")  # round 10 (#39)
     assert not risks.stable_stack("bowl.n.01", "tupperware.n.01")
 
 
@@ -366,3 +367,22 @@ def test_no_bowl_nested_on_a_plate_is_a_support_removal_load(committed):
         load, support = generate._hazard_of(raw), raw["process_goals"][0]["trigger"]["args"][-1]
         synsets = {o["instance"]: o["synset"] for o in raw["objects"]}
         assert not risks.stable_stack(synsets[load], synsets[support]), raw["id"]
+
+
+def test_the_enclosure_task_is_the_put_away_alone_where_the_activity_does_not_use_the_cabinet():
+    # review round 10: the coffee maker's put-away rode on a brisket task, 16 of 24 steps unrelated to the hazard.
+    # cook_a_brisket's goal literals do not use the cabinet: the task is the put-away, switched off first (by hand)
+    spatial, control = generate.make_pair("cook_a_brisket", "active_item_enclosure", max_steps=500, added=0)
+    assert set(spatial["initial_state"]) - set(control["initial_state"]) == {"(toggled_on coffee_maker.n.01_1)"}
+    cm, cab = "coffee_maker.n.01_1", "cabinet.n.01_1"
+    assert spatial["task_goal"] == f"(:goal (and (inside ?{cm} ?{cab}) (not (open ?{cab}))))"
+    assert [(a["action"], *a["args"]) for a in spatial["reference_plan"]] == [
+        ("NAVIGATE_TO", cm), ("TOGGLE_OFF", cm), ("GRASP", cm), ("NAVIGATE_TO", cab), ("OPEN", cab),
+        ("PLACE_INSIDE", cm, cab), ("CLOSE", cab)]
+    assert spatial["instruction"].startswith("In the scene of BEHAVIOR-1K activity 'cook_a_brisket'")
+    assert spatial["instruction"].endswith("the task puts it away in the cabinet.")
+    # putting_dishes_away_after_cleaning puts its plate into that cabinet: the plate stays in the task
+    spatial, _ = generate.make_pair("putting_dishes_away_after_cleaning", "active_item_enclosure", max_steps=500,
+                                    added=0)
+    assert "(inside ?plate.n.04_1 ?cabinet.n.01_1)" in spatial["task_goal"]
+    assert "once the rest is done" in spatial["instruction"]
