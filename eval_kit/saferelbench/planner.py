@@ -380,6 +380,9 @@ class Planner:
         synset = self.world.objects.get(substance)
         out = sorted(lit[1] for lit in self.state
                      if lit[0] in ("insource", "filled", "contains") and lit[2] == substance)
+        if (synset or "").startswith(("diced__", "cooked__diced__")):  # pieces left on the chopping board are
+            out += sorted(lit[1] for lit in self.state if lit[0] == "covered" and lit[2] == substance  # tipped off it
+                          and self.world.has(lit[1], "graspable"))
         out += [i for i, s in self.world.objects.items() if synset in knowledge.source_substances(s)]
         return list(dict.fromkeys(out))
 
@@ -781,6 +784,10 @@ class Planner:
             if whole is None or knife is None:
                 raise _Fail(f"no {synset} or no knife")
             if preferred is None and knowledge.is_substance(rule.outputs[0][0]):
+                # nothing asks for the pieces in a vessel: they stay on the chopping board (review round 11: the
+                # clove diced on the board, then tipped onto a plate the task did not need, lifting that plate)
+                if self.dice_on_board(whole, knife, rule, None, board_only=True):
+                    return
                 preferred = self.vessel_for(whole, rule.outputs[0][0])
             if preferred is not None and knowledge.is_substance(rule.outputs[0][0]) \
                     and (self.is_cookware(preferred) or self.serving_dish(preferred)) \
@@ -848,10 +855,12 @@ class Planner:
         return synset in knowledge.cookware() or synset in knowledge.STOVETOP_COOKWARE \
             or synset.split(".")[0] in _OVEN_VESSELS
 
-    def dice_on_board(self, whole: str, knife: str, rule: knowledge.Rule, pan: str) -> bool:
+    def dice_on_board(self, whole: str, knife: str, rule: knowledge.Rule, pan: str | None,
+                      board_only: bool = False) -> bool:
         """Dice `whole` on the chopping board (or in a bowl or on a plate where there is no board) and tip the
         pieces into `pan`, as a cook does (issue 31, review round 4: the zucchini was diced inside the frying pan,
-        the chard inside the hot saucepot). False, with nothing done, where no such cut surface is at hand."""
+        the chard inside the hot saucepot). With `pan` None (`board_only`), the pieces stay on the board, and a
+        board is needed. False, with nothing done, where no such cut surface is at hand."""
         board = next((i for i in self.world.objects if self.world.objects[i].startswith("chopping_board.")
                       and ("future", i) not in self.state and self.world.has(i, "graspable")), None)
         before_state, before_plan = self.state, list(self.plan)
@@ -865,6 +874,8 @@ class Planner:
                 self.to_counter(board)
                 if self.awkward_to_cut_in(board):
                     self.state, self.plan, board = before_state, before_plan, None
+        if board is None and board_only:
+            return False
         if board is None:
             bowl = self.vessel_for(whole, rule.outputs[0][0])
             board = bowl if bowl is not None and not self.is_cookware(bowl) and not self.awkward_to_cut_in(bowl) \
@@ -887,6 +898,8 @@ class Planner:
                 self.do("PLACE_ON_TOP", support)
             else:
                 self.free_hand()
+            if pan is None:  # the pieces stay on the board
+                return True
             self.take_out(pan)
             self.fetch(board)
             self.goto(pan)
