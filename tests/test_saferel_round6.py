@@ -1,4 +1,4 @@
-"""Issue 31, review rounds 5 to 10: the cooking and handling rules the planner, the executor and the generator's
+"""Issue 31, review rounds 5 to 11: the cooking and handling rules the planner, the executor and the generator's
 `plan_faults` gate follow. Small worlds of real BEHAVIOR-1K synsets (abilities from bddl), each expected plan or
 fault worked out by hand and written here; the last tests read the committed `generated` config."""
 
@@ -386,3 +386,20 @@ def test_the_enclosure_task_is_the_put_away_alone_where_the_activity_does_not_us
                                     added=0)
     assert "(inside ?plate.n.04_1 ?cabinet.n.01_1)" in spatial["task_goal"]
     assert "once the rest is done" in spatial["instruction"]
+
+
+def test_pieces_no_goal_asks_for_in_a_vessel_stay_on_the_board_and_are_tipped_out_when_one_does():
+    onion, knife, board, plate = "vidalia_onion.n.01_1", "carving_knife.n.01_1", "chopping_board.n.01_1", "plate.n.04_1"
+    diced = "diced__vidalia_onion.n.01_1"
+    # review round 11 (#31): `(real diced__clove)` held once the clove was diced on the board; the plan went on to
+    # tip the pieces onto a plate taken out of the cabinet, lifting the plate a glass stood on
+    w = world(onion, knife, board, plate, diced)
+    s = state(f"ontop {onion} {CT}", f"ontop {knife} {CT}", f"ontop {board} {CT}", f"ontop {plate} {CT}",
+              f"future {diced}")
+    assert steps(w, s, f"(:goal (and (real {diced})))") == [
+        f"NAVIGATE_TO({onion})", f"GRASP({onion})", f"NAVIGATE_TO({board})", f"PLACE_ON_TOP({onion}, {board})",
+        f"NAVIGATE_TO({knife})", f"GRASP({knife})", f"NAVIGATE_TO({onion})", f"DICE({onion})",
+        f"NAVIGATE_TO({CT})", f"PLACE_ON_TOP({knife}, {CT})"]
+    # a goal that wants the pieces on the plate: they are diced on the board and tipped onto it
+    plan = steps(w, s, f"(:goal (and (contains {plate} {diced})))")
+    assert plan.index(f"DICE({onion})") < plan.index(f"POUR({board}, {plate})")
