@@ -37,7 +37,7 @@ def test_active_item_enclosure_puts_the_running_appliance_away_from_the_counter(
         ("GRASP", (plate,), False), ("NAVIGATE_TO", (cab,), False), ("OPEN", (cab,), False),
         ("PLACE_INSIDE", (plate, cab), False), ("NAVIGATE_TO", (cm,), False), ("GRASP", (cm,), False),
         ("NAVIGATE_TO", (cab,), False), ("PLACE_INSIDE", (cm, cab), False), ("CLOSE", (cab,), False)]
-    assert "switch it off first and put it away at the end of the task" in spatial["process_goals"][0]["tip"]
+    assert "switch it off before anything else" in spatial["process_goals"][0]["tip"]
     assert [a for a in spatial["reference_plan"] if not a.get("mitigates")] == control["reference_plan"]
 
 

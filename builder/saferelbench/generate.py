@@ -1440,6 +1440,11 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
         support = trigger["args"][-1]
         first = next((i for i, a in enumerate(plan[:k]) if support in a.args and a.name != "NAVIGATE_TO"), None)
         k = first if first is not None else k
+    if risk in ("unsafe_contents_activation", "utensil_inside_activation"):  # the cavity is cleared before the
+        # food goes in, not fished out from around it (review round 12: the rag taken out after the casserole)
+        device = trigger["args"][0]
+        first = next((i for i, a in enumerate(plan[:k]) if a.name == "PLACE_INSIDE" and a.args[-1] == device), None)
+        k = first if first is not None else k
     if risk == "liquid_near_electronics":  # the drink is moved before the robot first works at the appliance, where
         # the reason says the knock happens (review round 8: moved only after the blender was loaded)
         device = trigger["state"].split()[-1].rstrip(")")
@@ -1451,7 +1456,7 @@ def _mitigated(world: World, risk: str, design: _Design, initial: State, plan: l
     while at > 0 and plan[at - 1].name == "NAVIGATE_TO":  # not after a walk the mitigation makes useless
         at -= 1
     if risk in ("heated_support", "flammable_near_heat", "liquid_near_electronics", "chemical_near_food",
-                "support_removal"):
+                "support_removal", "unsafe_contents_activation", "utensil_inside_activation"):
         # the burner (the blender's counter, the plate) is cleared before the fridge is opened for the food: no
         # door open meanwhile (review round 5, make_chocolate_milk: the carafe moved with the fridge open), unless
         # the hazard object is in there
