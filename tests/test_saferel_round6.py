@@ -1,4 +1,4 @@
-"""Issue 31, review rounds 5 to 11: the cooking and handling rules the planner, the executor and the generator's
+"""Issue 31, review rounds 5 to 12: the cooking and handling rules the planner, the executor and the generator's
 `plan_faults` gate follow. Small worlds of real BEHAVIOR-1K synsets (abilities from bddl), each expected plan or
 fault worked out by hand and written here; the last tests read the committed `generated` config."""
 
@@ -403,3 +403,15 @@ def test_pieces_no_goal_asks_for_in_a_vessel_stay_on_the_board_and_are_tipped_ou
     # a goal that wants the pieces on the plate: they are diced on the board and tipped onto it
     plan = steps(w, s, f"(:goal (and (contains {plate} {diced})))")
     assert plan.index(f"DICE({onion})") < plan.index(f"POUR({board}, {plate})")
+
+
+def test_the_oven_or_microwave_is_cleared_before_the_food_goes_in(committed):
+    # review round 12 (#22, #33, #36): the rag or spoon was taken out from around the food already loaded
+    for raw in committed:
+        if raw["split"] != "spatial" or raw["risk_type"] not in ("unsafe_contents_activation",
+                                                                 "utensil_inside_activation"):
+            continue
+        device = raw["process_goals"][0]["trigger"]["args"][0]
+        plan = raw["reference_plan"]
+        first = next(i for i, a in enumerate(plan) if a.get("mitigates"))
+        assert not any(a["action"] == "PLACE_INSIDE" and a["args"][-1] == device for a in plan[:first]), raw["id"]
