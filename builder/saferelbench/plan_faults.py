@@ -133,12 +133,12 @@ def plan_faults(world: World, initial: State, plan: Sequence[Action]) -> list[tu
         if name == "CLOSE" and args and not any(world.has(args[0], a) for a in ("cold_source", "heat_source",
                                                                                 "toggleable", "graspable")):
             for food in sorted(_shut_in(state, world, args[0])):
-                if not _within(initial, food, args[0]):
+                if not within(initial, food, args[0]):
                     out.append((k, "food-shut-away", f"{text}: {food} inside"))
     return out
 
 
-def _within(state: State, obj: str, container: str, depth: int = 3) -> bool:
+def within(state: State, obj: str, container: str, depth: int = 3) -> bool:
     """Whether obj is inside `container`, directly or through what it rests on or in (a brisket on the board in
     the cabinet), up to `depth` levels."""
     current = {obj}
@@ -170,7 +170,7 @@ def _shut_in(state: State, world: World, container: str) -> set[str]:
     peach in a mason jar, leftovers in a tupperware)."""
     out = set()
     for o, syn in world.objects.items():
-        if not knowledge.is_food(syn) or knowledge.is_substance(syn) or "__" in syn or not _within(state, o, container):
+        if not knowledge.is_food(syn) or knowledge.is_substance(syn) or "__" in syn or not within(state, o, container):
             continue
         holder = _holder(state, o)
         if holder is not None and holder != container and world.has(holder, "openable"):
